@@ -1,0 +1,59 @@
+"""``ember.core``: the tensor and autograd engine with PyTorch's API. It imports nothing else of ember.
+
+The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``) load on first access.
+"""
+import importlib as _importlib
+
+from . import autograd, random
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .device import device
+from .dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
+                     int8, int16, int32, int64, promote_types, result_type, set_default_dtype, uint8)
+from .ops import *  # noqa: F401,F403  (the functional tensor API)
+from .ops import __all__ as _ops_all
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .tensor import Size, Tensor
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
+
+_LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = _importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'ember.core' has no attribute '{name}'")
+
+
+def is_tensor(obj) -> "bool":
+    """True if ``obj`` is an ember Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> "int":
+    """The number of elements of ``input``."""
+    return input.numel()
+
+
+def is_floating_point(input) -> "bool":
+    """True if ``input`` has a floating-point dtype."""
+    return input.is_floating_point()
+
+
+def is_complex(input) -> "bool":
+    """True if ``input`` has a complex dtype."""
+    return input.is_complex()
+
+
+__all__ = list(_ops_all) + [
+    "Tensor", "Size", "dtype", "device", "Generator", "autograd", "random", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "manual_seed", "seed", "initial_seed",
+    "get_rng_state", "set_rng_state", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
+    "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
+    "is_floating_point", "is_complex",
+]

@@ -1,0 +1,11 @@
+"""``ember.autograd``: the backward engine, grad modes, custom Functions and gradient checks."""
+from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import Node
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad", "enable_grad",
+           "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "gradcheck",
+           "gradgradcheck", "GradcheckError", "Node"]

@@ -1,0 +1,266 @@
+"""The backward engine: ``Tensor.backward``, ``autograd.backward`` and ``autograd.grad``.
+
+Nodes are ordered by an iterative depth-first search (reverse post-order is a topological order with every node
+before the nodes it feeds), so a chain of 100,000 ops needs no recursion. Each node runs once, after all gradients
+for its outputs have been summed in its buffer. Rules run with grad mode set to ``create_graph``: off, they are
+plain array math; on, they record the graph of the derivative.
+"""
+from __future__ import annotations
+
+import sys
+
+from .graph import AccumulateGrad
+from .grad_mode import GRAD_ENABLED
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    return (x,)
+
+
+def gradient_edge(t):
+    """The ``(node, output_nr)`` that receives the gradient of ``t``, or None if ``t`` needs no gradient."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        acc = t._accum
+        if acc is None:
+            acc = t._accum = AccumulateGrad(t)
+        return (acc, 0)
+    return None
+
+
+def _make_root_grads(outputs, grad_outputs, create_graph):
+    from ..tensor import Tensor
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out.dtype.category < 2:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            g = Tensor._make(out._xp.ones_like(out._data))
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
+            if g.shape != out.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                                   f"has a shape of {out.shape}.")
+            if not create_graph:
+                g = g.detach()
+        grads.append(g)
+    return grads
+
+
+def _topological_order(roots):
+    visited = set()
+    post = []
+    for root in roots:
+        if root in visited:
+            continue
+        visited.add(root)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, edges = stack[-1]
+            for edge in edges:
+                if edge is not None and edge[0] not in visited:
+                    child = edge[0]
+                    visited.add(child)
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:
+                stack.pop()
+                post.append(node)
+    return post  # children before parents; reversed, it is the execution order
+
+
+def _needed_nodes(post, target_nodes):
+    needed = set()
+    for node in post:
+        if node in target_nodes or any(e is not None and e[0] in needed for e in node.next_functions):
+            needed.add(node)
+    return needed
+
+
+def _stealable(g) -> bool:
+    # A fresh gradient that nobody else references can become .grad without a copy (as PyTorch's AccumulateGrad
+    # "steals" it). The counts are: the engine's buffer, this frame's argument and getrefcount's own argument.
+    return g.grad_fn is None and g._data.base is None and sys.getrefcount(g) <= 4 and \
+        sys.getrefcount(g._data) <= 2
+
+
+def _accumulate(var, g, create_graph):
+    if var._hooks:
+        for hook in tuple(var._hooks.values()):
+            res = hook(g)
+            if res is not None:
+                g = res
+    old = var._grad
+    if old is None:
+        if create_graph:
+            var._grad = g
+        else:
+            var._grad = g if _stealable(g) else g.detach().clone()
+    elif create_graph or old.grad_fn is not None:
+        var._grad = old + g
+    else:
+        old._data += g._data
+
+
+def _run_pre_hooks(node, buf):
+    hooks = getattr(node, "_pre_hooks", None)
+    if hooks:
+        for nr, per_output in hooks.items():
+            if buf[nr] is None:
+                continue
+            for hook in tuple(per_output.values()):
+                res = hook(buf[nr])
+                if res is not None:
+                    buf[nr] = res
+    retained = getattr(node, "_retained", None)
+    if retained:
+        for nr, ref in retained.items():
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                g = buf[nr] if t._grad is None else t._grad + buf[nr]
+                t._grad = g if g.grad_fn is None or GRAD_ENABLED[0] else g.detach()
+
+
+def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate):
+    """Run backward from ``outputs``. ``targets`` maps edges to result slots (for grad() and backward(inputs=))."""
+    roots = []
+    for i, out in enumerate(outputs):
+        edge = gradient_edge(out)
+        if edge is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(edge)
+    root_grads = _make_root_grads(outputs, grad_outputs, create_graph)
+    post = _topological_order([e[0] for e in roots])
+    needed = _needed_nodes(post, {e[0] for e in targets}) if targets is not None else None
+    results = [None] * len(targets) if targets is not None else None
+
+    buffers = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.n_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+
+    prev = GRAD_ENABLED[0]
+    GRAD_ENABLED[0] = bool(create_graph)
+    try:
+        for node in reversed(post):
+            buf = buffers.pop(node, None)
+            if buf is None or (needed is not None and node not in needed):
+                continue
+            _run_pre_hooks(node, buf)
+            if targets is not None:
+                for nr, g in enumerate(buf):
+                    slot = targets.get((node, nr))
+                    if slot is not None and g is not None:
+                        results[slot] = g if results[slot] is None else results[slot] + g
+            if type(node) is AccumulateGrad:
+                if accumulate and buf[0] is not None:
+                    _accumulate(node.variable, buf[0], create_graph)
+                continue
+            grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
+            post_hooks = getattr(node, "_post_hooks", None)
+            if post_hooks:
+                for hook in tuple(post_hooks.values()):
+                    res = hook(grads, buf)
+                    if res is not None:
+                        grads = res
+            if not retain_graph:
+                node._release()
+            for edge, g in zip(node.next_functions, grads):
+                if edge is None or g is None:
+                    continue
+                nxt, nr = edge
+                nbuf = buffers.get(nxt)
+                if nbuf is None:
+                    nbuf = buffers[nxt] = [None] * nxt.n_outputs
+                    nbuf[nr] = g
+                else:
+                    cur = nbuf[nr]
+                    nbuf[nr] = g if cur is None else cur + g
+    finally:
+        GRAD_ENABLED[0] = prev
+    return results
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the sum of gradients of ``tensors`` w.r.t. graph leaves and accumulate them into ``.grad``.
+
+    ``retain_graph`` defaults to ``create_graph``. With ``inputs``, only those tensors accumulate gradients.
+    """
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} tensors and {len(tensors)} gradients")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = {}
+        for i, t in enumerate(inputs):
+            edge = gradient_edge(t)
+            if edge is None:
+                raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+            targets[edge] = i
+    results = _execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True)
+    if inputs is not None:
+        for t, g in zip(inputs, results):
+            if t.grad_fn is not None and g is not None:  # non-leaf inputs accumulate too, as in PyTorch
+                t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, materialize_grads=False):
+    """Compute and return the gradients of ``outputs`` w.r.t. ``inputs`` without touching ``.grad``.
+
+    Args:
+        outputs: tensors of the differentiated function.
+        inputs: tensors w.r.t. which the gradient is returned.
+        grad_outputs: the vector in the vector-Jacobian product, one per output (None for scalars).
+        retain_graph: keep the graph for another backward; defaults to ``create_graph``.
+        create_graph: record the derivative's graph so higher-order gradients can be taken.
+        allow_unused: return None for inputs that were not used instead of raising.
+        materialize_grads: return zeros instead of None for unused inputs (implies ``allow_unused``).
+    """
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output: got {len(grad_outputs)} grad_outputs and "
+                           f"{len(outputs)} outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = {}
+    for i, t in enumerate(inputs):
+        edge = gradient_edge(t)
+        if edge is None:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+        targets[edge] = i
+    results = _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate=False)
+    out = []
+    for t, g in zip(inputs, results):
+        if g is None:
+            if materialize_grads:
+                from ..tensor import Tensor
+                g = Tensor._make(t._xp.zeros_like(t._data))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        elif not create_graph and g.grad_fn is not None:
+            g = g.detach()
+        out.append(g)
+    return tuple(out)

@@ -1,0 +1,81 @@
+"""Devices and their array modules.
+
+Ops never call ``numpy`` on tensor data directly: they ask :func:`array_module` (or ``Tensor._xp``) for the module
+that owns the data, the Chainer ``xp`` idiom. Today ``"cpu"`` is NumPy; a CuPy backend for ``"cuda"`` slots in by
+returning ``cupy`` here, without touching the ops.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["device", "array_module", "module_for_device"]
+
+
+class device:
+    """Where a tensor's data lives: ``device("cpu")``, ``device("cuda")`` or ``device("cuda", 0)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if not isinstance(type, str):
+            raise TypeError(f"device() expected a string such as 'cpu' or 'cuda:0', got {type!r}")
+        if ":" in type:
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {type}")
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and self.type == other.type and self.index == other.index
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def module_for_device(dev) -> object:
+    """Return the array module for ``dev`` (numpy for cpu); ``cuda`` needs CuPy and says how to install it."""
+    dev = dev if isinstance(dev, device) else device(dev)
+    if dev.type == "cpu":
+        return np
+    try:
+        import cupy  # noqa: F401  (optional GPU backend)
+    except ImportError:
+        raise RuntimeError(
+            f"device '{dev}' needs CuPy, which is not installed. Install the build for your CUDA version, "
+            "e.g. `pip install cupy-cuda12x`, or use device='cpu'.") from None
+    return cupy
+
+
+def array_module(*arrays):
+    """The array module (numpy or cupy) that owns ``arrays``; numpy when none of them is a GPU array."""
+    for a in arrays:
+        mod = type(a).__module__
+        if mod.startswith("cupy"):
+            import cupy
+            return cupy
+    return np
+
+
+def device_of(array) -> device:
+    """The device an array lives on."""
+    if type(array).__module__.startswith("cupy"):
+        return device("cuda", array.device.id)
+    return CPU

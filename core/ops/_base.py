@@ -1,0 +1,200 @@
+"""Shared machinery for op modules: wrapping, recording nodes, promotion, broadcasting and in-place updates.
+
+The pattern every op follows (see ``arithmetic.py``)::
+
+    def exp(input):
+        out = wrap(input._xp.exp(input._data))
+        if GRAD_ENABLED[0] and input._requires_grad:
+            node = ExpBackward0()
+            node.save_output(out)
+            record(node, out, input)
+        return out
+
+    class ExpBackward0(Node):
+        __slots__ = ()
+        def apply(self, grad):
+            return (grad * self.saved_output(),)
+
+Backward rules use ember ops, so they differentiate again under ``create_graph=True``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.engine import gradient_edge
+from ..autograd.grad_mode import GRAD_ENABLED
+from ..tensor import Tensor, _normalize_dim
+
+__all__ = ["wrap", "record", "tensor_method", "binary_arrays", "sum_to", "normalize_dim", "normalize_dims",
+           "check_tensor", "apply_inplace", "GRAD_ENABLED", "Tensor", "broadcast_error", "as_tensor_arg"]
+
+wrap = Tensor._make
+
+
+def record(node, out, *inputs):
+    """Connect ``out`` to ``node``, whose inputs are ``inputs`` (None entries for non-tensor arguments)."""
+    node.next_functions = tuple(None if t is None else gradient_edge(t) for t in inputs)
+    out._requires_grad = True
+    out.grad_fn = node
+    return out
+
+
+def record_multi(node, outs, *inputs):
+    """Like :func:`record` for a node with several outputs; only floating outputs are connected."""
+    node.next_functions = tuple(None if t is None else gradient_edge(t) for t in inputs)
+    for i, o in enumerate(outs):
+        if o._data.dtype.kind in "fc":
+            o._requires_grad = True
+            o.grad_fn = node
+            o._output_nr = i
+    return outs
+
+
+def needs_grad(*tensors) -> bool:
+    """True when grad mode is on and any of ``tensors`` (None allowed) requires grad."""
+    if not GRAD_ENABLED[0]:
+        return False
+    for t in tensors:
+        if t is not None and t._requires_grad:
+            return True
+    return False
+
+
+def tensor_method(*names):
+    """Decorator: also bind the op as ``Tensor.<name>`` for each name (default: the function's own name)."""
+    def deco(fn):
+        for name in names or (fn.__name__,):
+            setattr(Tensor, name, fn)
+        return fn
+    return deco
+
+
+def check_tensor(value, name: str, fn: str) -> Tensor:
+    """Raise PyTorch's TypeError unless ``value`` is a Tensor."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
+    return value
+
+
+def as_tensor_arg(value, like: Tensor) -> Tensor:
+    """Turn a Python number or array into a tensor with ``like``'s dtype promotion (used for tensor-or-scalar args)."""
+    if isinstance(value, Tensor):
+        return value
+    rt = dt.result_type(like, value)
+    return wrap(like._xp.asarray(value, dtype=rt.np))
+
+
+def broadcast_error(shape_a, shape_b):
+    """PyTorch's broadcasting error for two shapes (a RuntimeError naming the first mismatching dimension)."""
+    n = max(len(shape_a), len(shape_b))
+    pa = (1,) * (n - len(shape_a)) + tuple(shape_a)
+    pb = (1,) * (n - len(shape_b)) + tuple(shape_b)
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                                f"non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(shape_a)} and {list(shape_b)} cannot be broadcast together")
+
+
+def _device_error(a, b):
+    from ..device import device_of
+    return RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                        f"{device_of(a)} and {device_of(b)}!")
+
+
+def binary_arrays(input, other):
+    """The arrays of a binary op's operands, cast to PyTorch's result dtype. ``other`` may be a Python number.
+
+    A Python scalar is returned as is when NumPy's weak-scalar rule already gives PyTorch's dtype, which keeps the
+    common ``tensor * 0.5`` path free of conversions.
+    """
+    a = input._data
+    if isinstance(other, Tensor):
+        b = other._data
+        if a.dtype is b.dtype and type(a) is type(b):
+            return a, b
+        if type(a) is not type(b):
+            raise _device_error(a, b)
+        rt = dt.result_type(input, other).np
+        return (a if a.dtype == rt else a.astype(rt)), (b if b.dtype == rt else b.astype(rt))
+    tp = type(other)
+    kind = a.dtype.kind
+    if (tp is float and kind in "fc") or (tp is int and kind in "iufc"):
+        return a, other
+    if isinstance(other, np.ndarray):
+        return binary_arrays(input, wrap(other))
+    if not isinstance(other, numbers.Number):
+        raise TypeError(f"unsupported operand type: expected a Tensor or a number, got {type(other).__name__}")
+    rt = dt.result_type(input, other).np
+    return (a if a.dtype == rt else a.astype(rt)), rt.type(other)
+
+
+def normalize_dim(dim, ndim: int) -> int:
+    """Map a possibly negative ``dim`` into ``[0, ndim)``, raising PyTorch's IndexError when out of range."""
+    return _normalize_dim(dim, ndim)
+
+
+def normalize_dims(dim, ndim: int):
+    """Normalise an int or a sequence of ints into a sorted tuple of non-negative dims (None means all)."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        return (_normalize_dim(dim, ndim),)
+    dims = tuple(_normalize_dim(d, ndim) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"dim {list(dim)} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def sum_to(grad: Tensor, shape) -> Tensor:
+    """Sum ``grad`` down to ``shape``: the one place gradients of broadcast inputs are reduced."""
+    gshape = grad._data.shape
+    shape = tuple(shape)
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    out = grad.sum(axes) if axes else grad
+    return out.reshape(shape) if out._data.shape != shape else out
+
+
+def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
+    """Run an in-place op: ``compute(self_value, *args)`` is the out-of-place op giving the new value.
+
+    Without autograd the result is written into ``self``'s existing array (so views and NumPy arrays sharing its
+    memory see it). With autograd the graph is rebased: ``self`` takes the result's ``grad_fn``, and the op saw a
+    copy of the old value, so tensors it saved cannot be changed by the write.
+    """
+    tracking = GRAD_ENABLED[0] and (self._requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in args))
+    if tracking and self.grad_fn is None and self._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if tracking:
+        old = wrap(self._data.copy())
+        old._requires_grad = self._requires_grad
+        old.grad_fn, old._output_nr, old._accum = self.grad_fn, self._output_nr, self._accum
+        res = compute(old, *args, **kwargs)
+    else:
+        prev = GRAD_ENABLED[0]
+        GRAD_ENABLED[0] = False
+        try:
+            res = compute(self, *args, **kwargs)
+        finally:
+            GRAD_ENABLED[0] = prev
+    data = res._data
+    if data.shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                           f"{list(data.shape)}")
+    if data.dtype != self._data.dtype:
+        if not np.can_cast(data.dtype, self._data.dtype, casting="same_kind"):
+            raise RuntimeError(f"result type {dt.from_numpy_dtype(data.dtype)} can't be cast to the desired output "
+                               f"type {self.dtype}")
+    if data is not self._data:
+        self._data[...] = data
+    self._bump_version()
+    if tracking and res.grad_fn is not None:
+        self.grad_fn, self._output_nr, self._requires_grad = res.grad_fn, res._output_nr, True
+    return self

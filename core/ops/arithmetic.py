@@ -1,0 +1,621 @@
+"""Arithmetic ops: add, sub, mul, div, pow, neg, abs, remainder and the matrix products.
+
+Each forward sits beside its backward node. Node names match PyTorch's (``<MulBackward0>``).
+"""
+from __future__ import annotations
+
+import numbers
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_tensor, record, sum_to,
+                    tensor_method, wrap)
+
+__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "matmul", "mm", "bmm", "dot",
+           "outer", "mv", "addmm"]
+
+
+def _other_tensor(other):
+    return other if isinstance(other, Tensor) else None
+
+
+# ---------------------------------------------------------------------------------------------------------- add/sub
+class AddBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        shape_a, shape_b, alpha = self._ctx
+        gb = None
+        if self.next_functions[1] is not None:
+            gb = sum_to(grad if alpha == 1 else grad * alpha, shape_b)
+        return sum_to(grad, shape_a), gb
+
+
+class SubBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        shape_a, shape_b, alpha = self._ctx
+        gb = None
+        if self.next_functions[1] is not None:
+            gb = sum_to(-grad if alpha == 1 else grad * (-alpha), shape_b)
+        return sum_to(grad, shape_a), gb
+
+
+class RsubBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        shape_a, shape_b, alpha = self._ctx
+        gb = sum_to(grad, shape_b) if self.next_functions[1] is not None else None
+        return sum_to(-grad if alpha == 1 else grad * (-alpha), shape_a), gb
+
+
+def _add_like(input, other, alpha, node_cls, fn):
+    a, b = binary_arrays(input, other)
+    if alpha != 1:
+        b = b * alpha
+    try:
+        out = wrap(fn(a, b))
+    except ValueError:
+        raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+    if GRAD_ENABLED[0]:
+        ot = other if isinstance(other, Tensor) else None
+        if input._requires_grad or (ot is not None and ot._requires_grad):
+            node = node_cls()
+            node._ctx = (input._data.shape, ot._data.shape if ot is not None else (), alpha)
+            record(node, out, input, ot)
+    return out
+
+
+def _add(a, b):
+    return a + b
+
+
+def _sub(a, b):
+    return a - b
+
+
+def _rsub(a, b):
+    return b - a
+
+
+@tensor_method()
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``, broadcasting, with PyTorch's type promotion."""
+    check_tensor(input, "input", "add")
+    return _add_like(input, other, alpha, AddBackward0, _add)
+
+
+@tensor_method("sub", "subtract")
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``."""
+    check_tensor(input, "input", "sub")
+    if input._data.dtype.kind == "b" and isinstance(other, Tensor) and other._data.dtype.kind == "b":
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    return _add_like(input, other, alpha, SubBackward0, _sub)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (the reflected subtraction behind ``2 - x``)."""
+    return _add_like(input, other, alpha, RsubBackward0, _rsub)
+
+
+# -------------------------------------------------------------------------------------------------------------- mul
+class MulBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        shape_a, shape_b, scalar = self._ctx
+        if b is None:
+            return (grad * scalar,)
+        ga = sum_to(grad * b, shape_a) if self.next_functions[0] is not None else None
+        gb = sum_to(grad * a, shape_b) if self.next_functions[1] is not None else None
+        return ga, gb
+
+
+@tensor_method("mul", "multiply")
+def mul(input, other):
+    """Elementwise ``input * other``, broadcasting."""
+    a, b = binary_arrays(input, other)
+    try:
+        out = wrap(a * b)
+    except ValueError:
+        raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+    if GRAD_ENABLED[0]:
+        if isinstance(other, Tensor):
+            if input._requires_grad or other._requires_grad:
+                node = MulBackward0()
+                node.save(input, other)
+                node._ctx = (input._data.shape, other._data.shape, None)
+                record(node, out, input, other)
+        elif input._requires_grad:
+            node = MulBackward0()
+            node.save(None, None)
+            node._ctx = (input._data.shape, (), other)
+            record(node, out, input)
+    return out
+
+
+multiply = mul
+
+
+# -------------------------------------------------------------------------------------------------------------- div
+class DivBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        shape_a, shape_b, scalar = self._ctx
+        if b is None:
+            return (grad / scalar,)
+        ga = sum_to(grad / b, shape_a) if self.next_functions[0] is not None else None
+        gb = sum_to(-grad * a / (b * b), shape_b) if self.next_functions[1] is not None else None
+        return ga, gb
+
+
+def _true_div_arrays(input, other):
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind in "iub" and (not hasattr(b, "dtype") or b.dtype.kind in "iub") and \
+            not isinstance(b, (float, complex)):
+        fd = dt.get_default_dtype().np
+        a = a.astype(fd)
+        b = b.astype(fd) if hasattr(b, "astype") else fd.type(b)
+    return a, b
+
+
+@tensor_method("div", "divide", "true_divide")
+def div(input, other, *, rounding_mode=None):
+    """``input / other``. ``rounding_mode`` None (true division), ``"trunc"`` or ``"floor"``."""
+    check_tensor(input, "input", "div")
+    if rounding_mode is not None:
+        if rounding_mode not in ("trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        a, b = binary_arrays(input, other)
+        xp = input._xp
+        if a.dtype.kind in "iu" and (not hasattr(b, "dtype") or b.dtype.kind in "iu") and \
+                not isinstance(b, float):
+            if xp.any(xp.asarray(b) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            q = xp.floor_divide(a, b)
+            if rounding_mode == "trunc":
+                q = q + ((xp.remainder(a, b) != 0) & ((a < 0) != (xp.asarray(b) < 0)))
+            return wrap(q.astype(a.dtype, copy=False))
+        try:
+            q = a / b
+        except ValueError:
+            raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+        return wrap((xp.trunc if rounding_mode == "trunc" else xp.floor)(q))
+    a, b = _true_div_arrays(input, other)
+    try:
+        out = wrap(a / b)
+    except ValueError:
+        raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+    if GRAD_ENABLED[0]:
+        if isinstance(other, Tensor):
+            if input._requires_grad or other._requires_grad:
+                node = DivBackward0()
+                node.save(input, other)
+                node._ctx = (input._data.shape, other._data.shape, None)
+                record(node, out, input, other)
+        elif input._requires_grad:
+            node = DivBackward0()
+            node.save(None, None)
+            node._ctx = (input._data.shape, (), other)
+            record(node, out, input)
+    return out
+
+
+divide = true_divide = div
+
+
+@tensor_method()
+def floor_divide(input, other):
+    """``floor(input / other)``, elementwise (not differentiable)."""
+    return div(input, other, rounding_mode="floor")
+
+
+# -------------------------------------------------------------------------------------------------------- remainder
+class RemainderBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        shape_a, shape_b = self._ctx
+        ga = sum_to(grad, shape_a) if self.next_functions[0] is not None else None
+        gb = None
+        if b is not None and self.next_functions[1] is not None:
+            gb = sum_to(-grad * div(a, b, rounding_mode=self._mode()), shape_b)
+        return ga, gb
+
+    def _mode(self):
+        return "floor"
+
+
+class FmodBackward0(RemainderBackward0):
+    __slots__ = ()
+
+    def _mode(self):
+        return "trunc"
+
+
+def _mod_like(input, other, fn, node_cls):
+    a, b = binary_arrays(input, other)
+    try:
+        out = wrap(fn(a, b))
+    except ValueError:
+        raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+    ot = _other_tensor(other)
+    if GRAD_ENABLED[0] and (input._requires_grad or (ot is not None and ot._requires_grad)):
+        node = node_cls()
+        node.save(input, ot)
+        node._ctx = (input._data.shape, ot._data.shape if ot is not None else ())
+        record(node, out, input, ot)
+    return out
+
+
+@tensor_method()
+def remainder(input, other):
+    """Python-style modulus: the result has the sign of ``other``."""
+    return _mod_like(input, other, lambda a, b: input._xp.remainder(a, b), RemainderBackward0)
+
+
+@tensor_method()
+def fmod(input, other):
+    """C-style modulus: the result has the sign of ``input``."""
+    return _mod_like(input, other, lambda a, b: input._xp.fmod(a, b), FmodBackward0)
+
+
+# -------------------------------------------------------------------------------------------------------------- pow
+class PowBackward0(Node):
+    """Tensor ** scalar."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        (a,) = self.saved_tensors
+        p = self._ctx
+        if p == 0:
+            return (grad * 0,)
+        return (grad * (a ** (p - 1)) * p,)
+
+
+class PowBackward1(Node):
+    """Tensor ** Tensor (and scalar ** Tensor)."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        out = self.saved_output()
+        shape_a, shape_b, base = self._ctx
+        ga = gb = None
+        if a is not None and self.next_functions[0] is not None:
+            ga = sum_to(grad * b * where_nonzero_pow(a, b), shape_a)
+        if self.next_functions[1] is not None:
+            log_a = (a if a is not None else wrap(out._xp.asarray(base, dtype=out._data.dtype))).log()
+            # d/db a**b = a**b * log(a); PyTorch masks the 0**b (b >= 0) case to 0 instead of nan
+            term = grad * out * log_a
+            if a is not None:
+                term = term.masked_fill((a == 0) & (b >= 0), 0)
+            elif base == 0:
+                term = term * 0
+            gb = sum_to(term, shape_b)
+        return (ga, gb) if a is not None else (gb,)
+
+
+def where_nonzero_pow(a, b):
+    """``a ** (b - 1)``, the factor in d(a**b)/da, with PyTorch's 0 for b == 0."""
+    return (a ** (b - 1)).masked_fill(b == 0, 0)
+
+
+@tensor_method()
+def pow(input, exponent):
+    """``input ** exponent``; either may be a Python number (then ``ember.pow(2, x)``)."""
+    if not isinstance(input, Tensor):
+        return _scalar_pow(input, exponent)
+    if isinstance(exponent, Tensor):
+        a, b = binary_arrays(input, exponent)
+        xp = input._xp
+        if a.dtype.kind in "iu" and b.dtype.kind in "iu" and xp.any(b < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        try:
+            out = wrap(a ** b)
+        except ValueError:
+            raise broadcast_error(a.shape, b.shape) from None
+        if GRAD_ENABLED[0] and (input._requires_grad or exponent._requires_grad):
+            node = PowBackward1()
+            node.save(input, exponent)
+            node.save_output(out)
+            node._ctx = (input._data.shape, exponent._data.shape, None)
+            record(node, out, input, exponent)
+        return out
+    if not isinstance(exponent, numbers.Number):
+        raise TypeError(f"pow(): argument 'exponent' must be Tensor or Number, not {type(exponent).__name__}")
+    a, b = binary_arrays(input, exponent)
+    if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if b == 2:
+        out = wrap(a * a)
+    elif b == 0.5 and a.dtype.kind == "f":
+        out = wrap(input._xp.sqrt(a))
+    else:
+        out = wrap(a ** b)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = PowBackward0()
+        node.save(input)
+        node._ctx = exponent
+        record(node, out, input)
+    return out
+
+
+def _scalar_pow(base, exponent):
+    check_tensor(exponent, "exponent", "pow")
+    rt = dt.result_type(base, exponent)
+    e = exponent._data.astype(rt.np, copy=False)
+    out = wrap(rt.np.type(base) ** e)
+    if GRAD_ENABLED[0] and exponent._requires_grad:
+        node = PowBackward1()
+        node.save(None, exponent)
+        node.save_output(out)
+        node._ctx = ((), exponent._data.shape, base)
+        record(node, out, exponent)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- neg and abs
+class NegBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (-grad,)
+
+
+@tensor_method("neg", "negative", "__neg__")
+def neg(input):
+    """``-input``."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    out = wrap(-input._data)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        record(NegBackward0(), out, input)
+    return out
+
+
+negative = neg
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (a,) = self.saved_tensors
+        if a.is_complex():
+            # PyTorch's convention for complex abs: grad * a / |a| (0 where a == 0)
+            mag = a.abs()
+            return (grad * a / mag.masked_fill(mag == 0, 1),)
+        return (grad * a.sign(),)
+
+
+@tensor_method("abs", "absolute", "__abs__")
+def abs(input):
+    """Elementwise absolute value (the magnitude for complex input)."""
+    out = wrap(input._xp.abs(input._data))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = AbsBackward0()
+        node.save(input)
+        record(node, out, input)
+    return out
+
+
+absolute = abs
+
+
+# ------------------------------------------------------------------------------------------------- matrix products
+class MmBackward0(Node):
+    """Backward of ``matmul`` for any ranks: operands are lifted to 2-D and the batch dims summed back."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        ga = gb = None
+        if a.ndim == 1 and b.ndim == 1:
+            if self.next_functions[0] is not None:
+                ga = grad * b
+            if self.next_functions[1] is not None:
+                gb = grad * a
+            return ga, gb
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = grad
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
+        if b.ndim == 1:
+            g2 = g2.unsqueeze(-1)
+        if self.next_functions[0] is not None:
+            ga = matmul(g2, b2.mT)
+            ga = sum_to(ga, a2.shape)
+            if a.ndim == 1:
+                ga = ga.squeeze(0)
+        if self.next_functions[1] is not None:
+            gb = matmul(a2.mT, g2)
+            gb = sum_to(gb, b2.shape)
+            if b.ndim == 1:
+                gb = gb.squeeze(-1)
+        return ga, gb
+
+
+class BmmBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class DotBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class MvBackward0(MmBackward0):
+    __slots__ = ()
+
+
+def _matmul_error(a, b):
+    sa, sb = a.shape, b.shape
+    if len(sa) == 1 and len(sb) == 1:
+        return RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
+                            f"number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+    if len(sa) <= 2 and len(sb) <= 2:
+        ra = (1, sa[0]) if len(sa) == 1 else sa
+        rb = (sb[0], 1) if len(sb) == 1 else sb
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and {rb[0]}x{rb[1]})")
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[-1]}] but "
+                        f"got: [{sb[0]}, {sb[-2] if len(sb) > 1 else sb[0]}]. (matmul of shapes {list(sa)} and "
+                        f"{list(sb)})")
+
+
+def _matmul_node_cls(a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return DotBackward0
+    if a.ndim == 2 and b.ndim == 1:
+        return MvBackward0
+    if a.ndim <= 2 and b.ndim <= 2:
+        return MmBackward0
+    return BmmBackward0
+
+
+@tensor_method("matmul", "__matmul__")
+def matmul(input, other):
+    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b = binary_arrays(input, other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    try:
+        out = wrap(a @ b)
+    except ValueError:
+        raise _matmul_error(a, b) from None
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = _matmul_node_cls(a, b)()
+        node.save(input, other)
+        record(node, out, input, other)
+    return out
+
+
+def _rmatmul(self, other):
+    from .creation import as_tensor
+    return matmul(as_tensor(other), self)
+
+
+Tensor.__rmatmul__ = _rmatmul
+
+
+@tensor_method()
+def mm(input, mat2):
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2:
+        raise RuntimeError(f"self must be a matrix, got a {input.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got a {mat2.ndim}-D tensor")
+    return matmul(input, mat2)
+
+
+@tensor_method()
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    if input.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got a {input.ndim}-D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got a {mat2.ndim}-D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
+                           f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    return matmul(input, mat2)
+
+
+@tensor_method()
+def dot(input, other):
+    """Inner product of two 1-D tensors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
+                           f"{other.dtype}")
+    return matmul(input, other)
+
+
+@tensor_method()
+def mv(input, vec):
+    """Matrix-vector product."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+    return matmul(input, vec)
+
+
+@tensor_method("outer", "ger")
+def outer(input, vec2):
+    """Outer product of two 1-D tensors."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got {input.ndim}-D and {vec2.ndim}-D")
+    return mul(input.unsqueeze(1), vec2.unsqueeze(0))
+
+
+@tensor_method()
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    return add(prod, input if beta == 1 else input * beta)
+
+
+# ------------------------------------------------------------------------------------------------------ operators
+def _radd(self, other):
+    return add(self, other)
+
+
+def _rmul(self, other):
+    return mul(self, other)
+
+
+def _rsub_op(self, other):
+    return rsub(self, other)
+
+
+def _rtruediv(self, other):
+    return mul(self.reciprocal(), other)
+
+
+def _rpow(self, other):
+    return _scalar_pow(other, self)
+
+
+def _rfloordiv(self, other):
+    from .creation import as_tensor
+    return floor_divide(as_tensor(other, dtype=dt.result_type(self, other)), self)
+
+
+def _rmod(self, other):
+    from .creation import as_tensor
+    return remainder(as_tensor(other, dtype=dt.result_type(self, other)), self)
+
+
+Tensor.__add__ = add
+Tensor.__radd__ = _radd
+Tensor.__sub__ = sub
+Tensor.__rsub__ = _rsub_op
+Tensor.__mul__ = mul
+Tensor.__rmul__ = _rmul
+Tensor.__truediv__ = div
+Tensor.__rtruediv__ = _rtruediv
+Tensor.__floordiv__ = floor_divide
+Tensor.__rfloordiv__ = _rfloordiv
+Tensor.__mod__ = remainder
+Tensor.__rmod__ = _rmod
+Tensor.__pow__ = pow
+Tensor.__rpow__ = _rpow
+Tensor.__pos__ = lambda self: self

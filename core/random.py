@@ -1,0 +1,121 @@
+"""Random number generation: ``Generator``, ``manual_seed`` and the global RNG state.
+
+Every random op in ember draws from an ``ember.Generator`` (the default one unless ``generator=`` is passed), so a
+seeded run repeats bit for bit. A generator wraps NumPy's PCG64; its state is exported as a uint8 tensor (the JSON of
+the bit generator's state) like ``torch.get_rng_state`` returns a ByteTensor.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+           "default_generator", "fork_rng"]
+
+_DEFAULT_SEED = 67280421310721  # PyTorch's default initial seed
+
+
+class Generator:
+    """A pseudo-random number generator; pass it as ``generator=`` to random ops for an independent stream."""
+
+    def __init__(self, device="cpu"):
+        self.device = device
+        self._seed = _DEFAULT_SEED
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed) -> "Generator":
+        """Reseed; returns the generator."""
+        seed = int(seed)
+        if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
+            raise RuntimeError(f"Overflow when unpacking long: seed {seed} is outside the 64-bit range")
+        self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        return self
+
+    def seed(self) -> int:
+        """Reseed from a non-deterministic source and return the new seed."""
+        s = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        """The seed the generator was last seeded with."""
+        return self._seed
+
+    def get_state(self):
+        """The generator state as a uint8 tensor."""
+        from .ops.creation import tensor
+        payload = json.dumps({"seed": self._seed, "state": self._np.bit_generator.state}).encode()
+        return tensor(list(payload), dtype="uint8")
+
+    def set_state(self, new_state) -> "Generator":
+        """Restore a state returned by :meth:`get_state`."""
+        raw = bytes(np.asarray(new_state, dtype=np.uint8).tobytes())
+        try:
+            payload = json.loads(raw.decode())
+            bit = np.random.PCG64()
+            bit.state = payload["state"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise RuntimeError(f"set_state: the given tensor is not a generator state ({exc})") from None
+        self._seed = payload["seed"]
+        self._np = np.random.Generator(bit)
+        return self
+
+    # numpy Generator used by the random ops
+    @property
+    def np(self) -> np.random.Generator:
+        return self._np
+
+
+default_generator = Generator()
+
+
+def _gen(generator):
+    if generator is None:
+        return default_generator._np
+    if not isinstance(generator, Generator):
+        raise TypeError(f"generator must be an ember.Generator, got {type(generator).__name__}")
+    return generator._np
+
+
+def manual_seed(seed) -> Generator:
+    """Seed the default generator; returns it."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator non-deterministically and return the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The default generator's seed."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state():
+    """The default generator's state as a uint8 tensor."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    """Restore the default generator's state."""
+    default_generator.set_state(new_state)
+
+
+class fork_rng:
+    """Context manager that restores the default generator's state on exit."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+
+    def __enter__(self):
+        if self.enabled:
+            self._state = get_rng_state()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            set_rng_state(self._state)
+        return False
