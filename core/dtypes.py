@@ -52,6 +52,11 @@ class dtype:
         """The real dtype of a complex dtype's parts (complex64 -> float32)."""
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
+    @property
+    def scalar_name(self) -> str:
+        """PyTorch's C++ scalar-type name used in error messages (``Float``, ``Long``, ``ComplexDouble``...)."""
+        return _SCALAR_NAMES[self.name]
+
     def __repr__(self) -> str:
         return f"ember.{self.name}"
 
@@ -71,6 +76,9 @@ bool_ = dtype("bool", np.bool_, BOOL)
 complex64 = dtype("complex64", np.complex64, COMPLEX)
 complex128 = dtype("complex128", np.complex128, COMPLEX)
 
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+                 "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                 "complex128": "ComplexDouble"}
 ALL_DTYPES = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_, complex64, complex128)
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}

@@ -41,11 +41,12 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs is not None else None
         if g is None:
-            if out._data.size != 1:
+            data = out._data
+            if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out.dtype.category < 2:
+            if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = Tensor._make(out._xp.ones_like(out._data))
+            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 else out._xp.ones_like(data))
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
@@ -114,7 +115,7 @@ def _accumulate(var, g, create_graph):
 
 
 def _run_pre_hooks(node, buf):
-    hooks = getattr(node, "_pre_hooks", None)
+    hooks = node._pre_hooks
     if hooks:
         for nr, per_output in hooks.items():
             if buf[nr] is None:
@@ -123,7 +124,7 @@ def _run_pre_hooks(node, buf):
                 res = hook(buf[nr])
                 if res is not None:
                     buf[nr] = res
-    retained = getattr(node, "_retained", None)
+    retained = node._retained
     if retained:
         for nr, ref in retained.items():
             t = ref()
@@ -133,7 +134,8 @@ def _run_pre_hooks(node, buf):
 
 
 def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate):
-    """Run backward from ``outputs``. ``targets`` maps edges to result slots (for grad() and backward(inputs=))."""
+    """Run backward from ``outputs``. ``targets`` maps edges to lists of result slots (for grad() and
+    backward(inputs=)); a tensor passed twice as an input gets its gradient in both slots."""
     roots = []
     for i, out in enumerate(outputs):
         edge = gradient_edge(out)
@@ -143,7 +145,7 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
     root_grads = _make_root_grads(outputs, grad_outputs, create_graph)
     post = _topological_order([e[0] for e in roots])
     needed = _needed_nodes(post, {e[0] for e in targets}) if targets is not None else None
-    results = [None] * len(targets) if targets is not None else None
+    results = [None] * sum(len(v) for v in targets.values()) if targets is not None else None
 
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
@@ -159,18 +161,20 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
             buf = buffers.pop(node, None)
             if buf is None or (needed is not None and node not in needed):
                 continue
-            _run_pre_hooks(node, buf)
+            if node._pre_hooks is not None or node._retained is not None:
+                _run_pre_hooks(node, buf)
             if targets is not None:
                 for nr, g in enumerate(buf):
-                    slot = targets.get((node, nr))
-                    if slot is not None and g is not None:
-                        results[slot] = g if results[slot] is None else results[slot] + g
+                    slots = targets.get((node, nr))
+                    if slots is not None and g is not None:
+                        for slot in slots:
+                            results[slot] = g
             if type(node) is AccumulateGrad:
                 if accumulate and buf[0] is not None:
                     _accumulate(node.variable, buf[0], create_graph)
                 continue
             grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
-            post_hooks = getattr(node, "_post_hooks", None)
+            post_hooks = node._post_hooks
             if post_hooks:
                 for hook in tuple(post_hooks.values()):
                     res = hook(grads, buf)
@@ -215,7 +219,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             edge = gradient_edge(t)
             if edge is None:
                 raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
-            targets[edge] = i
+            targets.setdefault(edge, []).append(i)
     results = _execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True)
     if inputs is not None:
         for t, g in zip(inputs, results):
@@ -249,7 +253,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         edge = gradient_edge(t)
         if edge is None:
             raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
-        targets[edge] = i
+        targets.setdefault(edge, []).append(i)
     results = _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate=False)
     out = []
     for t, g in zip(inputs, results):

@@ -119,7 +119,7 @@ class Function(metaclass=_FunctionMeta):
             fixed = []
             for i, o in enumerate(outs):
                 if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind in "fc":
-                    if o.grad_fn is not None or o in args:
+                    if o.grad_fn is not None or any(o is a for a in args):
                         o = Tensor._make(o._data)  # a fresh output object owned by this node
                     o._requires_grad = True
                     o.grad_fn = node

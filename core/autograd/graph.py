@@ -59,9 +59,17 @@ class RemovableHandle:
 class Node:
     """Base class of autograd graph nodes (``grad_fn``); subclasses implement ``apply(*grad_outputs)``."""
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_ctx", "_out", "_pre_hooks", "_retained",
-                 "_post_hooks", "metadata", "__weakref__")
+    # Only the edges are a slot; everything optional lives in the (lazily created) instance dict with a class-level
+    # default, so reading an attribute a node never set costs no exception.
+    __slots__ = ("next_functions", "__dict__", "__weakref__")
     n_outputs = 1
+    _saved = None
+    _versions = ()
+    _ctx = None
+    _out = None
+    _pre_hooks = None
+    _retained = None
+    _post_hooks = None
 
     def name(self) -> str:
         """The node's type name, e.g. ``'MulBackward0'``."""
@@ -86,7 +94,7 @@ class Node:
     @property
     def saved_tensors(self) -> tuple:
         """The tensors given to :meth:`save`, checked against freeing and in-place modification."""
-        saved = getattr(self, "_saved", None)
+        saved = self._saved
         if saved is _FREED:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if saved is None:
@@ -105,7 +113,7 @@ class Node:
 
     def saved_output(self):
         """Rebuild the saved output; under ``create_graph`` it is connected to this node for higher order."""
-        entry = getattr(self, "_out", None)
+        entry = self._out
         if entry is _FREED or entry is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         data, box, version, nr = entry
@@ -120,16 +128,24 @@ class Node:
             t._output_nr = nr
         return t
 
+    @property
+    def metadata(self) -> dict:
+        """A dict for user data attached to the node (as in PyTorch)."""
+        meta = self.__dict__.get("_metadata")
+        if meta is None:
+            meta = self._metadata = {}
+        return meta
+
     def _release(self) -> None:
-        if getattr(self, "_saved", None) is not None:
+        if self._saved is not None:
             self._saved = _FREED
-        if getattr(self, "_out", None) is not None:
+        if self._out is not None:
             self._out = _FREED
 
     # -- hooks -----------------------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
         """Register ``fn(grad_inputs, grad_outputs)`` to run after this node's backward."""
-        hooks = getattr(self, "_post_hooks", None)
+        hooks = self._post_hooks
         if hooks is None:
             hooks = self._post_hooks = {}
         handle = RemovableHandle(hooks)
@@ -137,7 +153,7 @@ class Node:
         return handle
 
     def _add_tensor_hook(self, output_nr, fn) -> RemovableHandle:
-        hooks = getattr(self, "_pre_hooks", None)
+        hooks = self._pre_hooks
         if hooks is None:
             hooks = self._pre_hooks = {}
         per_output = hooks.setdefault(output_nr, {})
@@ -146,7 +162,7 @@ class Node:
         return handle
 
     def _retain_grad_of(self, tensor) -> None:
-        retained = getattr(self, "_retained", None)
+        retained = self._retained
         if retained is None:
             retained = self._retained = {}
         retained[tensor._output_nr] = weakref.ref(tensor)

@@ -1,1 +1,5 @@
-"""Placeholder: filled by its issue."""
+"""``ember.nn``: the module system, layers, ``functional``, ``init`` and ``utils``."""
+from . import functional, init, utils  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .parameter import Buffer, Parameter, UninitializedParameter  # noqa: F401
+from . import parallel  # noqa: F401

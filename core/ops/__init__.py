@@ -2,9 +2,11 @@
 
 Each module lists its public functions in ``__all__``; the union is re-exported as the ``ember`` tensor API.
 """
-from . import arithmetic, compare, conversion, creation, math, reduce, shape  # noqa: F401  (binds methods)
+from . import (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,  # noqa
+               sorting)
 
-_MODULES = (arithmetic, compare, conversion, creation, math, reduce, shape)
+_MODULES = (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,
+            sorting)
 
 __all__ = []
 for _m in _MODULES:

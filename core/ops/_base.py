@@ -34,9 +34,26 @@ __all__ = ["wrap", "record", "tensor_method", "binary_arrays", "sum_to", "normal
 wrap = Tensor._make
 
 
+def _edge(t):
+    # inlined gradient_edge: the hot path of every recorded op
+    if t is None:
+        return None
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return gradient_edge(t)
+    return None
+
+
 def record(node, out, *inputs):
     """Connect ``out`` to ``node``, whose inputs are ``inputs`` (None entries for non-tensor arguments)."""
-    node.next_functions = tuple(None if t is None else gradient_edge(t) for t in inputs)
+    if len(inputs) == 1:
+        node.next_functions = (_edge(inputs[0]),)
+    elif len(inputs) == 2:
+        node.next_functions = (_edge(inputs[0]), _edge(inputs[1]))
+    else:
+        node.next_functions = tuple(_edge(t) for t in inputs)
     out._requires_grad = True
     out.grad_fn = node
     return out
@@ -190,8 +207,8 @@ def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
                            f"{list(data.shape)}")
     if data.dtype != self._data.dtype:
         if not np.can_cast(data.dtype, self._data.dtype, casting="same_kind"):
-            raise RuntimeError(f"result type {dt.from_numpy_dtype(data.dtype)} can't be cast to the desired output "
-                               f"type {self.dtype}")
+            raise RuntimeError(f"result type {dt.from_numpy_dtype(data.dtype).scalar_name} can't be cast to the "
+                               f"desired output type {self.dtype.scalar_name}")
     if data is not self._data:
         self._data[...] = data
     self._bump_version()

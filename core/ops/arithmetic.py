@@ -20,6 +20,15 @@ def _other_tensor(other):
     return other if isinstance(other, Tensor) else None
 
 
+def _conj(t):
+    """``t.conj()`` for complex tensors: PyTorch's backward convention is ``grad * conj(derivative)``."""
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
+def _conj_scalar(v):
+    return v.conjugate() if isinstance(v, complex) else v
+
+
 # ---------------------------------------------------------------------------------------------------------- add/sub
 class AddBackward0(Node):
     __slots__ = ()
@@ -114,9 +123,9 @@ class MulBackward0(Node):
         a, b = self.saved_tensors
         shape_a, shape_b, scalar = self._ctx
         if b is None:
-            return (grad * scalar,)
-        ga = sum_to(grad * b, shape_a) if self.next_functions[0] is not None else None
-        gb = sum_to(grad * a, shape_b) if self.next_functions[1] is not None else None
+            return (grad * _conj_scalar(scalar),)
+        ga = sum_to(grad * _conj(b), shape_a) if self.next_functions[0] is not None else None
+        gb = sum_to(grad * _conj(a), shape_b) if self.next_functions[1] is not None else None
         return ga, gb
 
 
@@ -154,9 +163,9 @@ class DivBackward0(Node):
         a, b = self.saved_tensors
         shape_a, shape_b, scalar = self._ctx
         if b is None:
-            return (grad / scalar,)
-        ga = sum_to(grad / b, shape_a) if self.next_functions[0] is not None else None
-        gb = sum_to(-grad * a / (b * b), shape_b) if self.next_functions[1] is not None else None
+            return (grad / _conj_scalar(scalar),)
+        ga = sum_to(grad / _conj(b), shape_a) if self.next_functions[0] is not None else None
+        gb = sum_to(-grad * _conj(a / (b * b)), shape_b) if self.next_functions[1] is not None else None
         return ga, gb
 
 
@@ -283,7 +292,7 @@ class PowBackward0(Node):
         p = self._ctx
         if p == 0:
             return (grad * 0,)
-        return (grad * (a ** (p - 1)) * p,)
+        return (grad * _conj((a ** (p - 1)) * p),)
 
 
 class PowBackward1(Node):
@@ -296,17 +305,17 @@ class PowBackward1(Node):
         shape_a, shape_b, base = self._ctx
         ga = gb = None
         if a is not None and self.next_functions[0] is not None:
-            ga = sum_to(grad * b * where_nonzero_pow(a, b), shape_a)
+            ga = sum_to(grad * _conj(b * where_nonzero_pow(a, b)), shape_a)
         if self.next_functions[1] is not None:
             log_a = (a if a is not None else wrap(out._xp.asarray(base, dtype=out._data.dtype))).log()
             # d/db a**b = a**b * log(a); PyTorch masks the 0**b (b >= 0) case to 0 instead of nan
-            term = grad * out * log_a
+            term = grad * _conj(out * log_a)
             if a is not None:
                 term = term.masked_fill((a == 0) & (b >= 0), 0)
             elif base == 0:
                 term = term * 0
             gb = sum_to(term, shape_b)
-        return (ga, gb) if a is not None else (gb,)
+        return ga, gb
 
 
 def where_nonzero_pow(a, b):
@@ -364,7 +373,7 @@ def _scalar_pow(base, exponent):
         node.save(None, exponent)
         node.save_output(out)
         node._ctx = ((), exponent._data.shape, base)
-        record(node, out, exponent)
+        record(node, out, None, exponent)
     return out
 
 
@@ -427,9 +436,9 @@ class MmBackward0(Node):
         ga = gb = None
         if a.ndim == 1 and b.ndim == 1:
             if self.next_functions[0] is not None:
-                ga = grad * b
+                ga = grad * _conj(b)
             if self.next_functions[1] is not None:
-                gb = grad * a
+                gb = grad * _conj(a)
             return ga, gb
         a2 = a.unsqueeze(0) if a.ndim == 1 else a
         b2 = b.unsqueeze(-1) if b.ndim == 1 else b
@@ -439,12 +448,12 @@ class MmBackward0(Node):
         if b.ndim == 1:
             g2 = g2.unsqueeze(-1)
         if self.next_functions[0] is not None:
-            ga = matmul(g2, b2.mT)
+            ga = matmul(g2, _conj(b2.mT))
             ga = sum_to(ga, a2.shape)
             if a.ndim == 1:
                 ga = ga.squeeze(0)
         if self.next_functions[1] is not None:
-            gb = matmul(a2.mT, g2)
+            gb = matmul(_conj(a2.mT), g2)
             gb = sum_to(gb, b2.shape)
             if b.ndim == 1:
                 gb = gb.squeeze(-1)
@@ -574,6 +583,37 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 # ------------------------------------------------------------------------------------------------------ operators
+# The operators take a fast path for the overwhelmingly common case (two tensors of one dtype on one device): no
+# promotion, no keyword handling, one node. Anything else falls back to the full function.
+def _fast_binary(full, node_cls, ufunc_name):
+    import operator
+    ufunc = getattr(operator, ufunc_name)
+
+    def op(self, other):
+        try:
+            b = other._data
+        except AttributeError:
+            return full(self, other)
+        a = self._data
+        if a.dtype is not b.dtype or type(a) is not type(b) or (ufunc_name == "truediv" and a.dtype.kind != "f"):
+            return full(self, other)
+        try:
+            out = wrap(ufunc(a, b))
+        except ValueError:
+            raise broadcast_error(a.shape, b.shape) from None
+        if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
+            node = node_cls()
+            if node_cls is AddBackward0 or node_cls is SubBackward0:
+                node._ctx = (a.shape, b.shape, 1)
+            else:
+                node.save(self, other)
+                node._ctx = (a.shape, b.shape, None)
+            record(node, out, self, other)
+        return out
+    op.__name__ = f"__{ufunc_name}__"
+    return op
+
+
 def _radd(self, other):
     return add(self, other)
 
@@ -604,13 +644,13 @@ def _rmod(self, other):
     return remainder(as_tensor(other, dtype=dt.result_type(self, other)), self)
 
 
-Tensor.__add__ = add
+Tensor.__add__ = _fast_binary(add, AddBackward0, "add")
 Tensor.__radd__ = _radd
-Tensor.__sub__ = sub
+Tensor.__sub__ = _fast_binary(sub, SubBackward0, "sub")
 Tensor.__rsub__ = _rsub_op
-Tensor.__mul__ = mul
+Tensor.__mul__ = _fast_binary(mul, MulBackward0, "mul")
 Tensor.__rmul__ = _rmul
-Tensor.__truediv__ = div
+Tensor.__truediv__ = _fast_binary(div, DivBackward0, "truediv")
 Tensor.__rtruediv__ = _rtruediv
 Tensor.__floordiv__ = floor_divide
 Tensor.__rfloordiv__ = _rfloordiv

@@ -70,7 +70,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         data = data.astype(dt.to_dtype(dtype).np)
     elif data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                           f"complex dtype. Got: {input.type().split('.')[-1].replace('Tensor', '')}")
+                           f"complex dtype. Got: {input.dtype.scalar_name}")
     dims = normalize_dims(dim, data.ndim) if dim is not None and dim != () else tuple(range(data.ndim))
     out = wrap(data.mean(axis=dims, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:

@@ -1,0 +1,2 @@
+"""Placeholder module, filled in by its owner."""
+__all__ = []

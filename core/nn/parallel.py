@@ -1,0 +1,2 @@
+"""``ember.nn.parallel``: DistributedDataParallel arrives with the distributed issue."""
+__all__ = []

@@ -1,0 +1,267 @@
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ``copy_``, ``normal_``, ...) and the augmented operators (``+=``).
+
+When autograd is not involved (grad mode off, or nothing requires grad) the update is written straight into the
+tensor's array with a NumPy ``out=`` ufunc: no temporary, so optimizers and initialisers are cheap. Otherwise the
+out-of-place op runs and :func:`apply_inplace` rebases the graph. Either way the version counter is bumped, so a
+node that saved the old value raises PyTorch's error on backward.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ..random import _gen
+from ._base import GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, record, sum_to, wrap
+from . import arithmetic as _ar
+
+__all__ = []
+
+
+def _check_leaf(self):
+    if GRAD_ENABLED[0] and self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _untracked(self, other) -> bool:
+    return not GRAD_ENABLED[0] or not (self._requires_grad or (isinstance(other, Tensor) and other._requires_grad))
+
+
+def _ufunc_inplace(self, other, ufunc, name):
+    """``self = ufunc(self, other)`` written into self's array; PyTorch's error if the result dtype can't fit."""
+    a, b = binary_arrays(self, other)
+    res_dtype = a.dtype
+    if res_dtype != self._data.dtype and not np.can_cast(res_dtype, self._data.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {dt.from_numpy_dtype(res_dtype).scalar_name} can't be cast to the desired "
+                           f"output type {self.dtype.scalar_name}")
+    try:
+        ufunc(self._data, b, out=self._data, casting="unsafe")
+    except ValueError:
+        shape_b = getattr(b, "shape", ())
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(self._data.shape, shape_b))}") from None
+    self._bump_version()
+    return self
+
+
+def _make_binary_inplace(name, op, ufunc):
+    def method(self, other, **kwargs):
+        if not kwargs and _untracked(self, other):
+            return _ufunc_inplace(self, other, ufunc, name)
+        return apply_inplace(self, op, other, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"In-place version of :meth:`{name[:-1]}`."
+    return method
+
+
+def _add_(self, other, *, alpha=1):
+    if alpha == 1:
+        if _untracked(self, other):
+            return _ufunc_inplace(self, other, np.add, "add_")
+        return apply_inplace(self, _ar.add, other)
+    return apply_inplace(self, _ar.add, other, alpha=alpha)
+
+
+def _sub_(self, other, *, alpha=1):
+    if alpha == 1:
+        if _untracked(self, other):
+            return _ufunc_inplace(self, other, np.subtract, "sub_")
+        return apply_inplace(self, _ar.sub, other)
+    return apply_inplace(self, _ar.sub, other, alpha=alpha)
+
+
+def _div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None and self._data.dtype.kind in "fc" and _untracked(self, other):
+        return _ufunc_inplace(self, other, np.true_divide, "div_")
+    return apply_inplace(self, _ar.div, other, rounding_mode=rounding_mode)
+
+
+Tensor.add_ = _add_
+Tensor.sub_ = Tensor.subtract_ = _sub_
+Tensor.mul_ = Tensor.multiply_ = _make_binary_inplace("mul_", _ar.mul, np.multiply)
+Tensor.div_ = Tensor.divide_ = Tensor.true_divide_ = _div_
+Tensor.pow_ = _make_binary_inplace("pow_", _ar.pow, np.power)
+Tensor.remainder_ = lambda self, other: apply_inplace(self, _ar.remainder, other)
+Tensor.floor_divide_ = lambda self, other: apply_inplace(self, _ar.floor_divide, other)
+Tensor.fmod_ = lambda self, other: apply_inplace(self, _ar.fmod, other)
+Tensor.neg_ = Tensor.negative_ = lambda self: apply_inplace(self, _ar.neg)
+Tensor.abs_ = Tensor.absolute_ = lambda self: apply_inplace(self, _ar.abs)
+
+
+def _method_inplace(name):
+    """``x.name_(*args)`` = apply_inplace of the out-of-place method ``x.name(*args)`` (looked up at call time, so
+    ops defined later by other modules work)."""
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, getattr(Tensor, name), *args, **kwargs)
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`{name}`."
+    return method
+
+
+for _name in ("exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
+              "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "floor", "ceil", "round", "trunc", "frac",
+              "sign", "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "relu", "lerp", "atan2", "erf",
+              "masked_fill", "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",
+              "tril", "triu", "logit", "nan_to_num", "hypot", "maximum", "minimum", "t", "transpose", "squeeze",
+              "unsqueeze", "addmm", "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and",
+              "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(Tensor, _name + "_", _method_inplace(_name))
+
+
+# ------------------------------------------------------------------------------------------------ fill, zero, copy
+class FillBackward0(Node):
+    """The new value does not depend on the old one: its gradient is zero."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        value_shape = self._ctx
+        gv = None
+        if len(self.next_functions) > 1 and self.next_functions[1] is not None:
+            gv = grad.sum().reshape(value_shape)
+        return grad * 0, gv
+
+
+class CopyBackwards(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        src_shape, src_dtype = self._ctx
+        gs = None
+        if self.next_functions[1] is not None:
+            g = grad.real if (src_dtype.category != dt.COMPLEX and grad.is_complex()) else grad
+            gs = sum_to(g.to(src_dtype), src_shape)
+        return grad * 0, gs
+
+
+def _overwrite(self, new_data, node, value=None):
+    """Write ``new_data`` into self; with autograd, self's new grad_fn is ``node`` (edges: old self, value)."""
+    tracking = GRAD_ENABLED[0] and (self._requires_grad or (value is not None and value._requires_grad))
+    _check_leaf(self)
+    if tracking:
+        old = wrap(self._data)
+        old._requires_grad = self._requires_grad
+        old.grad_fn, old._output_nr, old._accum = self.grad_fn, self._output_nr, self._accum
+        out = wrap(new_data)
+        record(node, out, old, value)
+    self._data[...] = new_data
+    self._bump_version()
+    if tracking:
+        self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
+    return self
+
+
+def fill_(self, value):
+    """Fill with ``value`` (a number or a 0-dim tensor, which then receives the gradient)."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                               "dimensions.")
+        node = FillBackward0()
+        node._ctx = value._data.shape
+        return _overwrite(self, np.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
+    if not GRAD_ENABLED[0] or not self._requires_grad:
+        self._data.fill(value)
+        self._bump_version()
+        return self
+    node = FillBackward0()
+    node._ctx = ()
+    return _overwrite(self, self._xp.full(self._data.shape, value, self._data.dtype), node)
+
+
+def zero_(self):
+    """Fill with zeros."""
+    return fill_(self, 0)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast, cast to self's dtype) into self; differentiable w.r.t. ``src``."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    try:
+        data = np.broadcast_to(src._data, self._data.shape)
+    except ValueError:
+        raise broadcast_error(self._data.shape, src._data.shape) from None
+    if self._data.dtype.kind not in "c" and src._data.dtype.kind == "c":
+        data = data.real
+    node = CopyBackwards()
+    node._ctx = (src._data.shape, src.dtype)
+    return _overwrite(self, data.astype(self._data.dtype, copy=False), node, src)
+
+
+Tensor.fill_ = fill_
+Tensor.zero_ = zero_
+Tensor.copy_ = copy_
+
+
+# --------------------------------------------------------------------------------------------------------- random
+def _random_fill(self, draw, name):
+    _check_leaf(self)
+    if self._data.dtype.kind != "f":
+        raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype}")
+    self._data[...] = draw(self._data.shape)
+    self._bump_version()
+    return self
+
+
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fill with samples from N(mean, std**2)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    g = _gen(generator)
+    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_")
+
+
+def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    """Fill with samples from U(a, b)."""
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    g = _gen(generator)
+    return _random_fill(self, lambda s: g.uniform(a, b, s), "uniform_")
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples that are 1 with probability ``p``."""
+    g = _gen(generator)
+    _check_leaf(self)
+    self._data[...] = g.random(self._data.shape) < (p._data if isinstance(p, Tensor) else p)
+    self._bump_version()
+    return self
+
+
+def exponential_(self, lambd=1.0, *, generator=None):
+    """Fill with samples from the exponential distribution with rate ``lambd``."""
+    g = _gen(generator)
+    return _random_fill(self, lambda s: g.exponential(1.0 / lambd, s), "exponential_")
+
+
+def random_(self, from_=0, to=None, *, generator=None):
+    """Fill with integers drawn uniformly from ``[from, to)``."""
+    g = _gen(generator)
+    if to is None:
+        from_, to = 0, from_ if from_ else 2 ** 24
+    _check_leaf(self)
+    self._data[...] = g.integers(from_, to, self._data.shape)
+    self._bump_version()
+    return self
+
+
+Tensor.normal_ = normal_
+Tensor.uniform_ = uniform_
+Tensor.bernoulli_ = bernoulli_
+Tensor.exponential_ = exponential_
+Tensor.random_ = random_
+
+
+# ------------------------------------------------------------------------------------------- augmented operators
+Tensor.__iadd__ = lambda self, other: _add_(self, other)
+Tensor.__isub__ = lambda self, other: _sub_(self, other)
+Tensor.__imul__ = lambda self, other: Tensor.mul_(self, other)
+Tensor.__itruediv__ = lambda self, other: _div_(self, other)
+Tensor.__ifloordiv__ = lambda self, other: apply_inplace(self, _ar.floor_divide, other)
+Tensor.__imod__ = lambda self, other: apply_inplace(self, _ar.remainder, other)
+Tensor.__ipow__ = lambda self, other: Tensor.pow_(self, other)
+Tensor.__iand__ = lambda self, other: apply_inplace(self, Tensor.bitwise_and, other)
+Tensor.__ior__ = lambda self, other: apply_inplace(self, Tensor.bitwise_or, other)
+Tensor.__ixor__ = lambda self, other: apply_inplace(self, Tensor.bitwise_xor, other)
+Tensor.__ilshift__ = lambda self, other: apply_inplace(self, Tensor.bitwise_left_shift, other)
+Tensor.__irshift__ = lambda self, other: apply_inplace(self, Tensor.bitwise_right_shift, other)
