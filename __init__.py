@@ -5,6 +5,7 @@
 ``em.callbacks``, ``em.metrics`` and ``em.loggers``, and the training layer (``em.Trainer``,
 ``em.LightningModule``, ...). Everything beyond the tensor API loads on first use, so ``import ember`` stays fast.
 """
+import builtins as _builtins
 import importlib as _importlib
 import importlib.abc as _abc
 import importlib.util as _util
@@ -72,7 +73,7 @@ class _AliasFinder(_abc.MetaPathFinder):
         return None
 
 
-if not any(isinstance(f, _AliasFinder) for f in _sys.meta_path):
+if not _builtins.any(isinstance(f, _AliasFinder) for f in _sys.meta_path):  # `any` is ember's after import *
     _sys.meta_path.insert(0, _AliasFinder())
 
 

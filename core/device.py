@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["device", "array_module", "module_for_device"]
+__all__ = ["device", "array_module", "module_for_device", "device_of"]
 
 
 class device:
@@ -19,8 +19,12 @@ class device:
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type  # torch.device(0) is the first GPU
         if not isinstance(type, str):
             raise TypeError(f"device() expected a string such as 'cpu' or 'cuda:0', got {type!r}")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+            raise RuntimeError(f"Device index must not be negative, got {index!r}")
         if ":" in type:
             type, _, idx = type.partition(":")
             if not idx.isdigit():
@@ -33,7 +37,10 @@ class device:
 
     def __eq__(self, other):
         if isinstance(other, str):
-            other = device(other)
+            try:
+                other = device(other)
+            except RuntimeError:
+                return False  # not a device string, so not this device
         return isinstance(other, device) and self.type == other.type and self.index == other.index
 
     def __hash__(self):

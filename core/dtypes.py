@@ -7,12 +7,14 @@ belongs to a higher *category* (bool < integer < floating < complex). So ``float
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
     "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
-    "from_numpy_dtype", "to_dtype",
+    "from_numpy_dtype", "to_dtype", "scalar_type_name",
 ]
 
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
@@ -87,6 +89,18 @@ _BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=in
 
 _default = [float32]
 
+# PyTorch's C++ scalar-type names, used in its kernel errors ('"bitwise_and_cpu" not implemented for 'Float'').
+_SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+                      "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(d) -> str:
+    """PyTorch's C++ name of a dtype as it appears in kernel errors: ``'Float'`` for float32, ``'Long'`` for int64."""
+    if not isinstance(d, dtype):
+        d = from_numpy_dtype(d.dtype if hasattr(d, "dtype") else d)
+    return _SCALAR_TYPE_NAMES[d.name]
+
 
 def get_default_dtype() -> dtype:
     """Return the default floating-point dtype (float32 unless changed by :func:`set_default_dtype`)."""
@@ -157,11 +171,18 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _scalar_dtype(value) -> dtype:
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, int):
+    # Python and NumPy scalars are "wrapped numbers" in PyTorch: only their category matters (bool, int64, the
+    # default float or the default complex dtype), never their precision.
+    tp = type(value)
+    if tp is float:
+        return get_default_dtype()
+    if tp is int:
         return int64
-    if isinstance(value, complex):
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, numbers.Integral):
+        return int64
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         return get_default_dtype().to_complex()
     return get_default_dtype()
 

@@ -20,7 +20,8 @@ class Generator:
     """A pseudo-random number generator; pass it as ``generator=`` to random ops for an independent stream."""
 
     def __init__(self, device="cpu"):
-        self.device = device
+        from .device import device as _device
+        self.device = _device(device)
         self._seed = _DEFAULT_SEED
         self._np = np.random.Generator(np.random.PCG64(self._seed))
 
@@ -105,9 +106,10 @@ def set_rng_state(new_state) -> None:
 
 
 class fork_rng:
-    """Context manager that restores the default generator's state on exit."""
+    """Context manager that restores the default generator's state on exit (``devices`` is accepted for PyTorch
+    compatibility; ember has one generator for every device)."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, devices=None, enabled: bool = True, **kwargs):
         self.enabled = enabled
 
     def __enter__(self):

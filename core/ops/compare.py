@@ -1,28 +1,274 @@
-"""Comparison, logical and bitwise ops, and the ``isnan``/``allclose``/``equal`` family. None is differentiable."""
+"""Comparison, logical and bitwise ops, and the ``isnan``/``isclose``/``equal`` family. None is differentiable.
+
+Comparisons promote their operands like arithmetic (``int_tensor == 2.5`` compares in float) and return bool
+tensors. As in PyTorch, ``t == None`` is False and ``t != None`` True (the operators give way to Python's default
+for operands that are not numbers, arrays or tensors), while ``ember.eq(t, None)`` is a TypeError.
+"""
 from __future__ import annotations
 
+import numbers
+import operator
+
+import numpy as np
+
+from .. import dtypes as dt
 from ._base import Tensor, binary_arrays, broadcast_error, tensor_method, wrap
 
-__all__ = ["eq", "ne", "gt", "ge", "lt", "le"]
+__all__ = ["eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal",
+           "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isposinf", "isneginf",
+           "isfinite", "isreal", "isclose", "allclose", "equal"]
 
 
-def _compare(fn):
+def _type_error(fn, name, value, position=None):
+    pos = f" (position {position})" if position else ""
+    return TypeError(f"{fn}(): argument '{name}'{pos} must be Tensor, not {type(value).__name__}")
+
+
+def _not_implemented(kernel, dtype):
+    return RuntimeError(f"\"{kernel}_cpu\" not implemented for '{dt.scalar_type_name(dtype)}'")
+
+
+def _operands(input, other, fn):
+    """Promoted arrays of a binary op whose ``other`` may be a tensor, an array or a Python number."""
+    if not isinstance(input, Tensor):
+        raise _type_error(fn, "input", input, 1)
+    tp = type(other)
+    if tp is not float and tp is not int and tp is not Tensor and \
+            not isinstance(other, (Tensor, numbers.Number, np.ndarray)):
+        raise TypeError(f"{fn}(): argument 'other' (position 2) must be Tensor or Number, not "
+                        f"{type(other).__name__}")
+    return binary_arrays(input, other)
+
+
+# ------------------------------------------------------------------------------------------------- comparisons
+def _comparison(name, kernel, ordered):
     def op(input, other):
-        a, b = binary_arrays(input, other)
+        a, b = _operands(input, other, name)
+        if ordered and a.dtype.kind == "c":
+            raise _not_implemented(name, a.dtype)
         try:
-            return wrap(fn(a, b))
+            return wrap(kernel(a, b))
         except ValueError:
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise ``{name}`` comparison of ``input`` with ``other`` (a tensor or a number), "
+                  f"broadcasting; returns a bool tensor.")
     return op
 
 
-eq = tensor_method("eq", "__eq__")(_compare(lambda a, b: a == b))
-ne = tensor_method("ne", "__ne__", "not_equal")(_compare(lambda a, b: a != b))
-gt = tensor_method("gt", "__gt__", "greater")(_compare(lambda a, b: a > b))
-ge = tensor_method("ge", "__ge__", "greater_equal")(_compare(lambda a, b: a >= b))
-lt = tensor_method("lt", "__lt__", "less")(_compare(lambda a, b: a < b))
-le = tensor_method("le", "__le__", "less_equal")(_compare(lambda a, b: a <= b))
-for _fn, _name in ((eq, "eq"), (ne, "ne"), (gt, "gt"), (ge, "ge"), (lt, "lt"), (le, "le")):
-    _fn.__name__ = _name
-    _fn.__doc__ = f"Elementwise ``{_name}`` comparison, broadcasting; returns a bool tensor."
-Tensor.__hash__ = object.__hash__
+eq = tensor_method("eq")(_comparison("eq", operator.eq, False))
+ne = not_equal = tensor_method("ne", "not_equal")(_comparison("ne", operator.ne, False))
+gt = greater = tensor_method("gt", "greater")(_comparison("gt", operator.gt, True))
+ge = greater_equal = tensor_method("ge", "greater_equal")(_comparison("ge", operator.ge, True))
+lt = less = tensor_method("lt", "less")(_comparison("lt", operator.lt, True))
+le = less_equal = tensor_method("le", "less_equal")(_comparison("le", operator.le, True))
+
+
+def _operator(fn):
+    """Bind ``fn`` as an operator that returns NotImplemented for operands it cannot take (Python then falls back:
+    ``==`` to identity, so ``t == None`` is False; ``<`` to a TypeError naming both types)."""
+    def method(self, other):
+        tp = type(other)
+        if tp is float or tp is int or tp is Tensor or isinstance(other, (Tensor, numbers.Number, np.ndarray)):
+            return fn(self, other)
+        return NotImplemented
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+Tensor.__eq__ = _operator(eq)
+Tensor.__ne__ = _operator(ne)
+Tensor.__gt__ = _operator(gt)
+Tensor.__ge__ = _operator(ge)
+Tensor.__lt__ = _operator(lt)
+Tensor.__le__ = _operator(le)
+Tensor.__hash__ = object.__hash__  # defining __eq__ would otherwise make tensors unhashable
+
+
+# ----------------------------------------------------------------------------------------------------- logical
+def _logical(name, kernel):
+    def op(input, other):
+        if not isinstance(input, Tensor):
+            raise _type_error(name, "input", input, 1)
+        if not isinstance(other, Tensor):
+            raise _type_error(name, "other", other, 2)
+        a, b = input._data, other._data
+        if type(a) is not type(b):
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{input.device} and {other.device}!")
+        try:
+            return wrap(kernel(input._xp, a, b))
+        except ValueError:
+            raise broadcast_error(a.shape, b.shape) from None
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise ``{name.split('_')[1]}`` of the truth values of ``input`` and ``other`` (nonzero is "
+                  f"True), broadcasting; returns a bool tensor.")
+    return tensor_method(name)(op)
+
+
+logical_and = _logical("logical_and", lambda xp, a, b: xp.logical_and(a, b))
+logical_or = _logical("logical_or", lambda xp, a, b: xp.logical_or(a, b))
+logical_xor = _logical("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
+
+
+@tensor_method()
+def logical_not(input):
+    """Elementwise logical NOT (zero becomes True, nonzero False); returns a bool tensor."""
+    if not isinstance(input, Tensor):
+        raise _type_error("logical_not", "input", input, 1)
+    return wrap(input._xp.logical_not(input._data))
+
+
+# ----------------------------------------------------------------------------------------------------- bitwise
+def _bitwise(name, ufunc_name, doc):
+    def op(input, other):
+        a, b = _operands(input, other, name)
+        dtype = a.dtype if hasattr(a, "dtype") else np.dtype(type(a))
+        if dtype.kind not in "biu":
+            raise _not_implemented(name, dtype)
+        if name.endswith("shift") and dtype.kind == "b":
+            raise _not_implemented(name, dtype)
+        try:
+            return wrap(getattr(input._xp, ufunc_name)(a, b))
+        except ValueError:
+            raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(name)(op)
+
+
+bitwise_and = _bitwise("bitwise_and", "bitwise_and",
+                       "Elementwise bitwise AND of integer or bool tensors (``input & other``).")
+bitwise_or = _bitwise("bitwise_or", "bitwise_or",
+                      "Elementwise bitwise OR of integer or bool tensors (``input | other``).")
+bitwise_xor = _bitwise("bitwise_xor", "bitwise_xor",
+                       "Elementwise bitwise XOR of integer or bool tensors (``input ^ other``).")
+bitwise_left_shift = _bitwise("bitwise_left_shift", "left_shift",
+                              "Elementwise ``input << other`` for integer tensors.")
+bitwise_right_shift = _bitwise("bitwise_right_shift", "right_shift",
+                               "Elementwise arithmetic ``input >> other`` for integer tensors.")
+
+
+@tensor_method()
+def bitwise_not(input):
+    """Elementwise bitwise NOT (``~input``): logical NOT for bool tensors, two's complement inversion for ints."""
+    if not isinstance(input, Tensor):
+        raise _type_error("bitwise_not", "input", input, 1)
+    data = input._data
+    if data.dtype.kind not in "biu":
+        raise _not_implemented("bitwise_not", data.dtype)
+    return wrap(input._xp.invert(data))
+
+
+def _reflected(fn):
+    """``number OP tensor``: turn the number into a zero-dim tensor of the promoted dtype, then apply ``fn``."""
+    def method(self, other):
+        if not isinstance(other, (numbers.Number, np.ndarray)):
+            return NotImplemented
+        left = wrap(self._xp.asarray(other, dtype=dt.result_type(self, other).np))
+        return fn(left, self)
+    return method
+
+
+Tensor.__and__ = _operator(bitwise_and)
+Tensor.__or__ = _operator(bitwise_or)
+Tensor.__xor__ = _operator(bitwise_xor)
+Tensor.__lshift__ = _operator(bitwise_left_shift)
+Tensor.__rshift__ = _operator(bitwise_right_shift)
+Tensor.__rand__ = _reflected(bitwise_and)
+Tensor.__ror__ = _reflected(bitwise_or)
+Tensor.__rxor__ = _reflected(bitwise_xor)
+Tensor.__rlshift__ = _reflected(bitwise_left_shift)
+Tensor.__rrshift__ = _reflected(bitwise_right_shift)
+Tensor.__invert__ = bitwise_not
+
+
+# ------------------------------------------------------------------------------------------ floating-point classes
+def _classifier(name, kernel, doc, real_only=False):
+    def op(input):
+        if not isinstance(input, Tensor):
+            raise _type_error(name, "input", input, 1)
+        data = input._data
+        if real_only and data.dtype.kind == "c":
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        return wrap(kernel(input._xp, data))
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(name)(op)
+
+
+isnan = _classifier("isnan", lambda xp, a: xp.isnan(a), "True where ``input`` is NaN (bool tensor).")
+isinf = _classifier("isinf", lambda xp, a: xp.isinf(a), "True where ``input`` is +inf or -inf (bool tensor).")
+isposinf = _classifier("isposinf", lambda xp, a: xp.isposinf(a), "True where ``input`` is +inf (bool tensor).",
+                       real_only=True)
+isneginf = _classifier("isneginf", lambda xp, a: xp.isneginf(a), "True where ``input`` is -inf (bool tensor).",
+                       real_only=True)
+isfinite = _classifier("isfinite", lambda xp, a: xp.isfinite(a),
+                       "True where ``input`` is finite: not NaN and not ±inf (bool tensor).")
+isreal = _classifier("isreal", lambda xp, a: (a.imag == 0) if a.dtype.kind == "c" else xp.ones(a.shape, bool),
+                     "True where ``input`` has a zero imaginary part; every element of a real tensor is real.")
+
+
+# ------------------------------------------------------------------------------------------------- closeness
+@tensor_method()
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal values, including infinities, are close).
+
+    Both tensors must have the same dtype. NaNs are close to each other only with ``equal_nan=True``.
+    """
+    if not isinstance(input, Tensor):
+        raise _type_error("isclose", "input", input, 1)
+    if not isinstance(other, Tensor):
+        raise _type_error("isclose", "other", other, 2)
+    a, b = input._data, other._data
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{dt.scalar_type_name(a.dtype)} did not match {dt.scalar_type_name(b.dtype)}")
+    if a.dtype.kind == "c" and equal_nan:
+        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    xp = input._xp
+    try:
+        close = a == b
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if equal_nan and a.dtype.kind == "f":
+        close |= xp.isnan(a) & xp.isnan(b)
+    if rtol == 0 and atol == 0:
+        return wrap(close)
+    if a.dtype.kind in "biu":
+        # the tolerances are floats, so integer differences are measured in the default float dtype
+        fd = dt.get_default_dtype().np
+        a, b = a.astype(fd), b.astype(fd)
+    with np.errstate(all="ignore"):
+        actual = xp.abs(a - b)
+        allowed = atol + xp.abs(rtol * b)
+        close |= xp.isfinite(actual) & (actual <= allowed)
+    return wrap(close)
+
+
+@tensor_method()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """True if every element of ``input`` is close to ``other`` (see :func:`isclose`); a Python bool."""
+    return bool(isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)._data.all())
+
+
+@tensor_method()
+def equal(input, other) -> bool:
+    """True if ``input`` and ``other`` have the same shape and the same elements (NaN is never equal)."""
+    if not isinstance(input, Tensor):
+        raise _type_error("equal", "input", input, 1)
+    if not isinstance(other, Tensor):
+        raise _type_error("equal", "other", other, 2)
+    if input._data.shape != other._data.shape:
+        return False
+    a, b = binary_arrays(input, other)
+    return bool((a == b).all())

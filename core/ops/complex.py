@@ -174,7 +174,7 @@ class AngleBackward0(Node):
         # |z|^2 is kept complex (zero imaginary part) so no real tensor meets a complex gradient.
         mag2 = z * conj(z)
         safe = mag2 + wrap((z._data == 0).astype(mag2._data.dtype))
-        return (grad * z * 1j / safe,)
+        return (grad.to(z.dtype) * z * 1j / safe,)
 
 
 @tensor_method()

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 from .. import dtypes as dt
 from ..device import module_for_device
 from ..random import _gen
+from ..tensor import Size
 from ._base import Tensor, wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange",
@@ -28,28 +30,60 @@ def _finish(data, requires_grad):
     return t
 
 
-def _infer_array(data, xp):
-    """Convert nested Python data to an array with PyTorch's dtype inference."""
+def _xp_for(device):
+    """The array module for ``device`` (numpy when None); ``"cuda"`` without CuPy raises a RuntimeError."""
+    return np if device is None else module_for_device(device)
+
+
+def _on_device(arr, device):
+    """``arr`` moved to ``device`` (no copy when it is already there)."""
+    if device is None:
+        return arr
+    xp = module_for_device(device)
+    return arr if xp is np else xp.asarray(arr)
+
+
+def _infer_array(data, xp, dtype=None):
+    """Convert nested Python data to an array with PyTorch's dtype inference (or straight to ``dtype``).
+
+    Python floats become the default dtype, ints int64, complex the default complex dtype; NumPy arrays and
+    scalars keep their own dtype. With ``dtype`` given the values are converted directly, so float64 data is not
+    first rounded through float32.
+    """
     if isinstance(data, Tensor):
-        return data._data
+        arr = data._data
+        return arr if dtype is None else arr.astype(dtype.np, copy=False)
     if isinstance(data, (np.ndarray, np.generic)):
-        return xp.asarray(data)
+        arr = xp.asarray(data)
+        dt.from_numpy_dtype(arr.dtype)  # raises for strings, objects and other unsupported dtypes
+        return arr if dtype is None else arr.astype(dtype.np, copy=False)
     if isinstance(data, (list, tuple)):
         data = _unwrap_nested(data)
     try:
-        arr = np.asarray(data)
+        arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np)
     except ValueError as exc:
         raise ValueError(f"expected a sequence of equal-length sequences or numbers ({exc})") from None
+    except TypeError:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}: ember tensors hold numbers") from None
+    except OverflowError:
+        raise RuntimeError("Overflow when unpacking long") from None
+    if dtype is not None:
+        return xp.asarray(arr)
     kind = arr.dtype.kind
     if kind == "f":
         arr = arr.astype(dt.get_default_dtype().np, copy=False)
     elif kind == "c":
         arr = arr.astype(dt.get_default_dtype().to_complex().np, copy=False)
+    elif kind == "u" and arr.dtype.itemsize == 8:
+        raise RuntimeError("Overflow when unpacking long")  # an int above 2**63 - 1 does not fit int64
     elif kind in "iu":
         arr = arr.astype(np.int64, copy=False)
+    elif kind == "O" and arr.size and all(isinstance(v, int) for v in arr.reshape(-1)):
+        raise RuntimeError("Overflow when unpacking long")
     elif kind not in "b":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}: ember tensors hold numbers, got an array "
-                        f"of kind {arr.dtype}")
+        first = arr.reshape(-1)[0] if arr.size else data
+        what = type(first.item() if isinstance(first, np.generic) else first).__name__
+        raise TypeError(f"Could not infer dtype of {what}: ember tensors hold numbers")
     return xp.asarray(arr)
 
 
@@ -66,11 +100,16 @@ def _unwrap_nested(seq):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """Construct a tensor by copying ``data`` (a number, nested lists, a NumPy array or a tensor)."""
-    xp = module_for_device(device) if device is not None else np
-    arr = _infer_array(data, xp)
-    if dtype is not None:
-        arr = arr.astype(dt.to_dtype(dtype).np, copy=False)
+    """Construct a tensor by copying ``data`` (a number, nested lists, a NumPy array or a tensor).
+
+    Python floats become the default dtype (float32), ints int64, bools bool; NumPy data keeps its dtype.
+    """
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() or "
+                      "sourceTensor.clone().detach().requires_grad_(True), rather than ember.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    xp = _xp_for(device)
+    arr = _infer_array(data, xp, None if dtype is None else dt.to_dtype(dtype))
     arr = xp.array(arr, copy=True)
     return _finish(arr, requires_grad)
 
@@ -79,18 +118,13 @@ def as_tensor(data, dtype=None, device=None):
     """Convert ``data`` to a tensor, sharing memory with a tensor or NumPy array when dtype and device allow."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    xp = module_for_device(device) if device is not None else np
+    xp = _xp_for(device)
     if isinstance(data, Tensor):
-        arr = data._data
-    elif isinstance(data, np.ndarray):
-        arr = xp.asarray(data)
-    else:
-        arr = _infer_array(data, xp)
-    if dtype is not None:
-        arr = arr.astype(dt.to_dtype(dtype).np, copy=False)
-    if isinstance(data, Tensor) and arr is data._data:
-        return data
-    return wrap(arr)
+        arr = data._data if device is None else _on_device(data._data, device)
+        if dtype is not None:
+            arr = arr.astype(dt.to_dtype(dtype).np, copy=False)
+        return data if arr is data._data else wrap(arr)
+    return wrap(_infer_array(data, xp, None if dtype is None else dt.to_dtype(dtype)))
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
@@ -140,8 +174,7 @@ def _float_dtype(dtype):
 
 def _factory(fill, args, size, dtype, device, requires_grad, fn):
     shape = _size(args, size, fn)
-    xp = module_for_device(device) if device is not None else np
-    return _finish(fill(xp, shape, _float_dtype(dtype).np), requires_grad)
+    return _finish(fill(_xp_for(device), shape, _float_dtype(dtype).np), requires_grad)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
@@ -161,19 +194,29 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=F
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor of ``size`` filled with ``fill_value``; the dtype is inferred from the value when not given."""
+    if isinstance(fill_value, Tensor):
+        if fill_value.numel() != 1:
+            raise RuntimeError(f"full(): fill_value must be a number or a one-element tensor, got a tensor of shape "
+                               f"{list(fill_value.shape)}")
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, numbers.Number):
+        raise TypeError(f"full(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
     if dtype is None:
-        dtype = dt._scalar_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+        dtype = dt._scalar_dtype(fill_value)
     shape = _size((size,) if not isinstance(size, (tuple, list)) else (tuple(size),), None, "full")
-    xp = module_for_device(device) if device is not None else np
-    return _finish(xp.full(shape, fill_value, dt.to_dtype(dtype).np), requires_grad)
+    return _finish(_xp_for(device).full(shape, fill_value, dt.to_dtype(dtype).np), requires_grad)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A 2-D tensor with ones on the diagonal."""
-    if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
-    xp = module_for_device(device) if device is not None else np
-    return _finish(xp.eye(n, m, dtype=_float_dtype(dtype).np), requires_grad)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and (not isinstance(v, (int, np.integer)) or isinstance(v, bool)):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    return _finish(_xp_for(device).eye(n, m, dtype=_float_dtype(dtype).np), requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -181,6 +224,11 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    for name, v in zip(("start", "end", "step"), vals):
+        if not isinstance(v, numbers.Real):
+            raise TypeError(f"arange(): argument '{name}' must be Number, not {type(v).__name__}")
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     start, end, step = vals
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -191,7 +239,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         dtype = dt.get_default_dtype() if any(isinstance(v, float) for v in vals) else dt.int64
     dtype = dt.to_dtype(dtype)
     n = max(0, math.ceil((end - start) / step))
-    xp = module_for_device(device) if device is not None else np
+    xp = _xp_for(device)
     data = (start + xp.arange(n, dtype=np.float64 if dtype.category >= 2 else np.int64) * step)
     return _finish(data.astype(dtype.np), requires_grad)
 
@@ -200,16 +248,14 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError(f"linspace(): number of steps must be non-negative, got {steps}")
-    xp = module_for_device(device) if device is not None else np
-    return _finish(xp.linspace(start, end, steps).astype(_float_dtype(dtype).np), requires_grad)
+    return _finish(_xp_for(device).linspace(start, end, steps).astype(_float_dtype(dtype).np), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` values from ``base**start`` to ``base**end``, evenly spaced in log scale."""
     if not isinstance(steps, (int, np.integer)) or steps < 0:
         raise RuntimeError(f"logspace(): number of steps must be non-negative, got {steps}")
-    xp = module_for_device(device) if device is not None else np
-    return _finish(xp.logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad)
+    return _finish(_xp_for(device).logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad)
 
 
 def _random_float(draw, size, dtype):
@@ -225,14 +271,18 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     """Uniform samples on [0, 1)."""
     g = _gen(generator)
     shape = _size(size, kw.get("size"), "rand")
-    return _finish(_random_float(lambda s, d: g.random(s, dtype=d), shape, dtype), requires_grad)
+    _xp_for(device)  # fail early for a device that is not available
+    return _finish(_on_device(_random_float(lambda s, d: g.random(s, dtype=d), shape, dtype), device),
+                   requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
     """Standard normal samples."""
     g = _gen(generator)
     shape = _size(size, kw.get("size"), "randn")
-    return _finish(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype), requires_grad)
+    _xp_for(device)
+    return _finish(_on_device(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype), device),
+                   requires_grad)
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):
@@ -251,7 +301,8 @@ def randint(*args, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     shape = _size((size,), None, "randint")
     d = dt.to_dtype(dtype) if dtype is not None else dt.int64
-    return _finish(_gen(generator).integers(low, high, shape).astype(d.np), requires_grad)
+    _xp_for(device)
+    return _finish(_on_device(_gen(generator).integers(low, high, shape).astype(d.np), device), requires_grad)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -259,59 +310,84 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise RuntimeError(f"randperm(): n must be a non-negative int, got {n!r}")
     d = dt.to_dtype(dtype) if dtype is not None else dt.int64
-    return _finish(_gen(generator).permutation(n).astype(d.np), requires_grad)
+    _xp_for(device)
+    return _finish(_on_device(_gen(generator).permutation(n).astype(d.np), device), requires_grad)
 
 
-def _like(input, dtype):
+def _like(input, dtype, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return dt.to_dtype(dtype) if dtype is not None else input.dtype
 
 
+def _like_xp(input, device):
+    return input._xp if device is None else module_for_device(device)
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """Zeros with the shape (and by default dtype) of ``input``."""
-    return _finish(input._xp.zeros(input._data.shape, _like(input, dtype).np), requires_grad)
+    """Zeros with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "zeros_like")
+    return _finish(_like_xp(input, device).zeros(input._data.shape, d.np), requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """Ones with the shape (and by default dtype) of ``input``."""
-    return _finish(input._xp.ones(input._data.shape, _like(input, dtype).np), requires_grad)
+    """Ones with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "ones_like")
+    return _finish(_like_xp(input, device).ones(input._data.shape, d.np), requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """Uninitialised data with the shape (and by default dtype) of ``input``."""
-    return _finish(input._xp.empty(input._data.shape, _like(input, dtype).np), requires_grad)
+    """Uninitialised data with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "empty_like")
+    return _finish(_like_xp(input, device).empty(input._data.shape, d.np), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """``fill_value`` with the shape (and by default dtype) of ``input``."""
-    return _finish(input._xp.full(input._data.shape, fill_value, _like(input, dtype).np), requires_grad)
+    """``fill_value`` with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "full_like")
+    if not isinstance(fill_value, numbers.Number):
+        raise TypeError(f"full_like(): argument 'fill_value' must be Number, not {type(fill_value).__name__}")
+    return _finish(_like_xp(input, device).full(input._data.shape, fill_value, d.np), requires_grad)
+
+
+def _like_device(input, device):
+    return device if device is not None else (None if input._xp is np else input.device)
 
 
 def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """Uniform samples with the shape of ``input``."""
-    return rand(input._data.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    """Uniform samples on [0, 1) with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "rand_like")
+    return rand(input._data.shape, dtype=d, device=_like_device(input, device), requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    """Normal samples with the shape of ``input``."""
-    return randn(input._data.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    """Standard normal samples with the shape (and by default the dtype and device) of ``input``."""
+    d = _like(input, dtype, "randn_like")
+    return randn(input._data.shape, dtype=d, device=_like_device(input, device), requires_grad=requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
                  memory_format=None):
-    """Random integers with the shape of ``input``."""
+    """Random integers in ``[low, high)`` with the shape (and by default the dtype and device) of ``input``;
+    ``randint_like(input, high)`` draws from ``[0, high)``."""
+    d = _like(input, dtype, "randint_like")
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=_like(input, dtype))
+    return randint(low, high, input._data.shape, dtype=d, device=_like_device(input, device),
+                   requires_grad=requires_grad)
 
 
 def _legacy(dtype_name):
     d = dt.to_dtype(dtype_name)
 
     def ctor(*args, device=None):
-        # One non-integer argument is data (as in torch.FloatTensor([1, 2])); integers are sizes.
-        if len(args) == 1 and not isinstance(args[0], numbers.Integral) and not isinstance(args[0], Tensor) or \
-                len(args) == 1 and isinstance(args[0], Tensor):
-            return tensor(args[0], dtype=d, device=device)
+        # Integers (or one ember.Size) are sizes, as in torch.FloatTensor(2, 3); any other single argument is data,
+        # as in torch.FloatTensor([1, 2]). No argument gives an empty 1-D tensor.
+        if not args:
+            return empty(0, dtype=d, device=device)
+        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
+            xp = _xp_for(device)
+            return wrap(xp.array(_infer_array(args[0], xp, d), copy=True))
         return empty(*args, dtype=d, device=device)
 
     ctor.__name__ = ctor.__qualname__ = _NAMES[dtype_name]

@@ -1,2 +1,1179 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Indexing: ``Tensor.__getitem__`` / ``__setitem__`` with PyTorch's semantics, and the gather/scatter family.
+
+A key is parsed once into two NumPy keys applied one after the other:
+
+* a *basic* key (ints, slices with positive steps, None) that gives a view of the input;
+* an optional *advanced* key on that view: integer arrays and boolean masks, full slices elsewhere.
+
+Applying the integers first is what PyTorch does (they are ``select`` calls), so ``x[0, :, [1, 2]]`` has shape
+``[n1, 2]`` as in PyTorch, where NumPy would give ``[2, n1]``. Among the advanced indices NumPy's rule holds: the
+broadcast index dimensions replace the indexed ones when those are adjacent, else they go first.
+
+The gradient of an index is a scatter into zeros. Repeated integer indices must accumulate, which is done with one
+``add.at`` on flat positions (NumPy's 1-D ``add.at`` loop is several times faster than the N-D one, see
+``benchmarks/bench_index.py``); basic keys and boolean masks cannot repeat a position, so they use plain assignment.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ._base import GRAD_ENABLED, Tensor, apply_inplace, broadcast_error, normalize_dim, record, sum_to, \
+    tensor_method, wrap
+from .shape import _as_view
+
+__all__ = ["index_put", "gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill",
+           "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim",
+           "select"]
+
+_FULL = slice(None)
+_NO_ARRAYS, _MASKS_ONLY, _INT_ARRAYS = 0, 1, 2
+
+# Item tags of the first parsing pass.
+_INT, _SLICE, _NONE, _ELLIPSIS, _BOOL, _MASK, _ARRAY = range(7)
+
+
+# ------------------------------------------------------------------------------------------------------- key parsing
+def _sequence_as_tuple(seq) -> bool:
+    # PyTorch (like old NumPy) reads a short list holding slices, None, Ellipsis, tensors or sequences as a tuple
+    # of indices: x[[[0, 1], [1, 0]]] == x[[0, 1], [1, 0]].
+    if len(seq) >= 32:
+        return False
+    for item in seq:
+        if item is None or item is Ellipsis or isinstance(item, (slice, Tensor, list, tuple)):
+            return True
+    return False
+
+
+def _convert_item(k):
+    """Classify one key entry: returns ``(tag, value)``."""
+    tk = type(k)
+    if tk is int:
+        return _INT, k
+    if tk is slice:
+        return _SLICE, k
+    if k is None:
+        return _NONE, None
+    if k is Ellipsis:
+        return _ELLIPSIS, None
+    if tk is bool or tk is np.bool_:
+        return _BOOL, bool(k)
+    if isinstance(k, Tensor):
+        arr = k._data
+        kind = arr.dtype.kind
+        if kind == "b":
+            return (_BOOL, bool(arr)) if arr.ndim == 0 else (_MASK, arr)
+        if kind in "iu":
+            return (_INT, int(arr)) if arr.ndim == 0 else (_ARRAY, arr)
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if isinstance(k, np.integer):
+        return _INT, int(k)
+    if isinstance(k, (list, tuple, np.ndarray)):
+        try:
+            arr = np.asarray(k)
+        except (ValueError, TypeError):
+            arr = None
+        if arr is not None:
+            if arr.size == 0 and arr.dtype.kind == "f":
+                arr = arr.astype(np.int64)
+            kind = arr.dtype.kind
+            if kind == "b":
+                return (_BOOL, bool(arr)) if arr.ndim == 0 else (_MASK, arr)
+            if kind in "iu":
+                return (_INT, int(arr)) if arr.ndim == 0 else (_ARRAY, arr)
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    as_index = getattr(k, "__index__", None)
+    if as_index is not None and not isinstance(k, float):
+        try:
+            return _INT, as_index()
+        except TypeError:
+            pass
+    raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                     f"indices (got {tk.__name__})")
+
+
+def _key_error(view, adv):
+    """The IndexError for an advanced key NumPy rejected: an index out of bounds, else a broadcast mismatch."""
+    d = 0
+    for e in adv:
+        if type(e) is slice:
+            d += 1
+        elif e.dtype.kind == "b":
+            d += e.ndim
+        else:
+            n = view.shape[d]
+            if e.size:
+                lo, hi = e.min(), e.max()
+                if hi >= n or lo < -n:
+                    return IndexError(f"index {hi if hi >= n else lo} is out of bounds for dimension {d} with size "
+                                      f"{n}")
+            d += 1
+    shapes = ", ".join(str(list(a.shape)) for a in adv if type(a) is not slice)
+    return IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}")
+
+
+def _parse(key, shape):
+    """Parse an indexing key for a tensor of ``shape``.
+
+    Returns ``(basic, adv, arrays, index_tensors)``: the basic NumPy key (None when it selects everything), the
+    advanced key applied to the basic view (None when there is none), whether the advanced key holds integer
+    arrays (``_INT_ARRAYS``), only masks (``_MASKS_ONLY``) or neither, and the index tensors to guard against
+    in-place changes.
+    """
+    if type(key) is not tuple:
+        if type(key) is list and _sequence_as_tuple(key):
+            key = tuple(key)
+        else:
+            key = (key,)
+    ndim = len(shape)
+    # fast path: only ints, slices and None, which NumPy's basic indexing reads exactly as PyTorch does
+    src = 0
+    for k in key:
+        tk = type(k)
+        if tk is int:
+            if src >= ndim:
+                break
+            n = shape[src]
+            if k >= n or k < -n:
+                raise IndexError(f"index {k} is out of bounds for dimension {src} with size {n}")
+            src += 1
+        elif tk is slice:
+            if k.step is not None and (type(k.step) is not int or k.step <= 0):
+                break
+            src += 1
+        elif k is not None:
+            break
+    else:
+        if src <= ndim:
+            return key + (Ellipsis,), None, _NO_ARRAYS, None
+    items = []
+    consumed = 0
+    ellipsis = False
+    tensors = None
+    for k in key:
+        tag, val = _convert_item(k)
+        if tag == _INT or tag == _SLICE or tag == _ARRAY:
+            consumed += 1
+        elif tag == _MASK:
+            consumed += val.ndim
+        elif tag == _ELLIPSIS:
+            if ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis = True
+        if (tag == _ARRAY or tag == _MASK) and isinstance(k, Tensor):
+            tensors = (k,) if tensors is None else tensors + (k,)
+        items.append((tag, val))
+    if consumed > ndim:
+        if ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+
+    basic = []
+    adv = []
+    arrays = _NO_ARRAYS
+    src = 0
+    trivial_basic = True
+    for tag, val in items:
+        if tag == _INT:
+            n = shape[src]
+            if val >= n or val < -n:
+                raise IndexError(f"index {val} is out of bounds for dimension {src} with size {n}")
+            basic.append(val)
+            trivial_basic = False
+            src += 1
+        elif tag == _SLICE:
+            if val.step is not None and val.step <= 0:
+                raise ValueError("step must be greater than zero")
+            basic.append(val)
+            adv.append(_FULL)
+            if val != _FULL:
+                trivial_basic = False
+            src += 1
+        elif tag == _ARRAY:
+            basic.append(_FULL)
+            adv.append(val)  # bounds are checked by NumPy when the key is applied (see _apply_key)
+            arrays = _INT_ARRAYS
+            src += 1
+        elif tag == _MASK:
+            k = val.ndim
+            have = shape[src:src + k]
+            if val.shape != have:
+                j = next(j for j in range(k) if val.shape[j] != have[j])
+                raise IndexError(f"The shape of the mask {list(val.shape)} at index {j} does not match the shape of "
+                                 f"the indexed tensor {list(have)} at index {src + j}")
+            basic.extend((_FULL,) * k)
+            adv.append(val)
+            if arrays == _NO_ARRAYS:
+                arrays = _MASKS_ONLY
+            src += k
+        elif tag == _NONE:
+            basic.append(None)
+            adv.append(_FULL)
+            trivial_basic = False
+        elif tag == _BOOL:
+            # x[True] adds a dim of size 1, x[False] one of size 0, in place (PyTorch), not as an advanced index
+            basic.append(None)
+            adv.append(_FULL if val else slice(0, 0))
+            trivial_basic = False
+        else:  # Ellipsis
+            fill = ndim - consumed
+            basic.extend((_FULL,) * fill)
+            adv.extend((_FULL,) * fill)
+            src += fill
+    while adv and adv[-1] is _FULL:
+        adv.pop()
+    adv = tuple(adv) if adv and not all(type(a) is slice and a == _FULL for a in adv) else None
+    basic = None if trivial_basic else tuple(basic) + (Ellipsis,)  # the Ellipsis keeps 0-d results as views
+    return basic, adv, arrays, tensors
+
+
+def _apply_key(data, parsed):
+    basic, adv = parsed[0], parsed[1]
+    if basic is not None:
+        data = data[basic]
+    if adv is not None:
+        try:
+            data = data[adv]
+        except IndexError:
+            raise _key_error(data, adv) from None
+    return data
+
+
+# --------------------------------------------------------------------------------------- scatter into flat memory
+def _data_ptr(a):
+    return a.__array_interface__["data"][0] if type(a) is np.ndarray else a.data.ptr
+
+
+def _flat_positions(view, base, adv):
+    """Flat positions in the C-contiguous array ``base`` of the elements of ``view[adv]`` (``view`` is a basic
+    view of ``base``), laid out as the result of ``view[adv]``."""
+    xp = np if type(base) is np.ndarray else _xp_of(base)
+    itemsize = base.itemsize
+    strides = [s // itemsize for s in view.strides]
+    offset = (_data_ptr(view) - _data_ptr(base)) // itemsize if view.size else 0
+    tshape = view.shape
+    adv_terms = []
+    slice_dims = []
+    blocks = []  # 'A' for an advanced entry, the view dim for a slice
+    d = 0
+    for e in adv:
+        if type(e) is slice:
+            blocks.append(d)
+            slice_dims.append(d)
+            d += 1
+        elif e.dtype.kind == "b":
+            for j, coord in enumerate(xp.nonzero(e)):
+                adv_terms.append(coord * strides[d + j])
+            blocks.append("A")
+            d += e.ndim
+        else:
+            e = e.astype(np.intp, copy=False)
+            if e.size and e.min() < 0:
+                e = xp.where(e < 0, e + tshape[d], e)
+            adv_terms.append(e * strides[d])
+            blocks.append("A")
+            d += 1
+    for rest in range(d, view.ndim):
+        blocks.append(rest)
+        slice_dims.append(rest)
+    adv_sum = adv_terms[0]
+    for t in adv_terms[1:]:
+        adv_sum = adv_sum + t
+    nb = adv_sum.ndim
+    first = blocks.index("A")
+    last = len(blocks) - 1 - blocks[::-1].index("A")
+    adjacent = all(b == "A" for b in blocks[first:last + 1])
+    before = [b for b in blocks[:first] if b != "A"] if adjacent else []
+    order = before + ["A"] + [b for b in blocks if b != "A" and b not in before]
+    out_ndim = nb + len(slice_dims)
+    lin = None
+    axis = 0
+    for b in order:
+        if b == "A":
+            term = adv_sum.reshape((1,) * axis + adv_sum.shape + (1,) * (out_ndim - axis - nb))
+            axis += nb
+        else:
+            size = tshape[b]
+            term = (xp.arange(size, dtype=np.intp) * strides[b]).reshape(
+                (1,) * axis + (size,) + (1,) * (out_ndim - axis - 1))
+            axis += 1
+        lin = term if lin is None else lin + term
+    return lin + offset if offset else lin
+
+
+def _xp_of(a):
+    from ..device import array_module
+    return array_module(a)
+
+
+def _add_at_flat(flat, positions, values):
+    """``flat[positions] += values`` with repeated positions accumulating (1-D ``add.at``)."""
+    xp = np if type(flat) is np.ndarray else _xp_of(flat)
+    if values.dtype != flat.dtype:
+        values = values.astype(flat.dtype)
+    xp.add.at(flat, positions.reshape(-1), xp.broadcast_to(values, positions.shape).reshape(-1))
+
+
+def _scatter_into_zeros(g, shape, parsed):
+    """Zeros of ``shape`` with ``g`` added at the positions ``parsed`` selects (repeats accumulate)."""
+    xp = np if type(g) is np.ndarray else _xp_of(g)
+    z = xp.zeros(shape, dtype=g.dtype)
+    if g.size == 0:
+        return z
+    basic, adv, arrays, _ = parsed
+    view = z if basic is None else z[basic]
+    if adv is None:
+        view[...] = g
+    elif arrays != _INT_ARRAYS:
+        view[adv] = g
+    else:
+        _add_at_flat(z.reshape(-1), _flat_positions(view, z, adv), g)
+    return z
+
+
+# ------------------------------------------------------------------------------------------------------- getitem
+class IndexBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        if self._saved is not None:
+            self.saved_tensors  # raises if an index tensor was modified in place since the forward
+        shape, parsed = self._ctx
+        return (_index_backward(grad, shape, parsed),)
+
+
+class SelectBackward0(IndexBackward0):
+    __slots__ = ()
+
+
+class SliceBackward0(IndexBackward0):
+    __slots__ = ()
+
+
+class IndexBackwardBackward0(Node):
+    """Backward of the scatter that is an index's gradient: index the incoming gradient the same way."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (_index(grad, self._ctx),)
+
+
+def _index_backward(grad, shape, parsed):
+    out = wrap(_scatter_into_zeros(grad._data, shape, parsed))
+    if GRAD_ENABLED[0] and grad._requires_grad:
+        node = IndexBackwardBackward0()
+        node._ctx = parsed
+        record(node, out, grad)
+    return out
+
+
+def _index(input, parsed):
+    """``input[key]`` for an already parsed key."""
+    data = input._data
+    out = wrap(_apply_key(data, parsed))
+    arrays = parsed[2]
+    if arrays == _NO_ARRAYS:
+        _as_view(out, input)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        if arrays != _NO_ARRAYS:
+            node = IndexBackward0()
+        elif parsed[1] is None and all(type(k) is int for k in parsed[0][:-1]):
+            node = SelectBackward0()
+        else:
+            node = SliceBackward0()
+        node._ctx = (data.shape, parsed)
+        if parsed[3] is not None:
+            node.save(*parsed[3])
+        record(node, out, input)
+    return out
+
+
+def _getitem(self, key):
+    """``self[key]`` with PyTorch's indexing: ints, slices, None, Ellipsis, integer and boolean tensors or lists.
+
+    Basic indexing (ints, slices, None, Ellipsis) returns a view sharing memory and version counter with ``self``;
+    indexing with tensors or lists returns a copy. The gradient scatters back into zeros, summing over repeated
+    indices.
+    """
+    data = self._data
+    if type(key) is int and data.ndim:  # fast path for x[i]
+        n = data.shape[0]
+        if key >= n or key < -n:
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
+        out = wrap(data[key, ...])
+        out._version = self._ensure_version()
+        if GRAD_ENABLED[0] and self._requires_grad:
+            node = SelectBackward0()
+            node._ctx = (data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None))
+            record(node, out, self)
+        return out
+    return _index(self, _parse(key, data.shape))
+
+
+Tensor.__getitem__ = _getitem
+
+
+# --------------------------------------------------------------------------------------------- setitem/index_put
+def _value_array(value, like):
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        return value
+    return np.asarray(value, dtype=like.dtype)
+
+
+def _write(data, parsed, value, accumulate):
+    """Write (or add, with ``accumulate``) ``value`` at ``parsed`` into the array ``data``, in place."""
+    basic, adv, arrays, _ = parsed
+    view = data if basic is None else data[basic]
+    try:
+        if adv is None:
+            if accumulate:
+                view += value
+            else:
+                view[...] = value
+        elif not accumulate:
+            view[adv] = value
+        elif arrays != _INT_ARRAYS:
+            view[adv] += value
+        elif data.flags.c_contiguous:
+            positions = _flat_positions(view, data, adv)
+            value = value if hasattr(value, "dtype") else np.asarray(value, dtype=data.dtype)
+            _add_at_flat(data.reshape(-1), positions, value)
+        else:
+            xp = np if type(data) is np.ndarray else _xp_of(data)
+            xp.add.at(view, adv, value)
+    except ValueError:
+        target = view if adv is None else _apply_key(view, (None, adv, arrays, None))
+        vshape = list(getattr(value, "shape", ()))
+        raise RuntimeError(f"shape mismatch: value tensor of shape {vshape} cannot be broadcast to indexing result "
+                           f"of shape {list(target.shape)}") from None
+    except IndexError:
+        raise _key_error(view, adv) from None
+
+
+class IndexPutBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        if self._saved is not None:
+            self.saved_tensors
+        parsed, accumulate, vshape, vdtype = self._ctx
+        gi = gv = None
+        if self.next_functions[0] is not None:
+            gi = grad if accumulate else _put(grad, parsed, 0, False)
+        if len(self.next_functions) > 1 and self.next_functions[1] is not None:
+            gv = _index(grad, parsed)
+            gv = _reduce_to_value(gv, vshape)
+            if gv._data.dtype != vdtype:
+                gv = gv.to(dt.from_numpy_dtype(vdtype))
+        return gi, gv
+
+
+def _reduce_to_value(g, vshape):
+    # The value broadcast to the indexed shape; it may also carry extra leading ones that assignment dropped.
+    vs = tuple(vshape)
+    while len(vs) > g._data.ndim and vs[0] == 1:
+        vs = vs[1:]
+    g = sum_to(g, vs)
+    return g.reshape(vshape) if vs != tuple(vshape) else g
+
+
+def _put(input, parsed, value, accumulate, inplace=False):
+    """Out-of-place ``input[key] = value`` (or ``+= value`` with ``accumulate``), differentiable w.r.t. both.
+
+    With ``inplace`` the input's own array is written, which is only valid when nobody else may see the old value
+    (``__setitem__`` passes a fresh copy when it records the graph).
+    """
+    data = input._data if inplace else input._data.copy()
+    _write(data, parsed, _value_array(value, data), accumulate)
+    out = wrap(data)
+    if GRAD_ENABLED[0]:
+        vt = value if isinstance(value, Tensor) else None
+        if input._requires_grad or (vt is not None and vt._requires_grad):
+            node = IndexPutBackward0()
+            node._ctx = (parsed, accumulate, vt._data.shape if vt is not None else (),
+                         vt._data.dtype if vt is not None else None)
+            if parsed[3] is not None:
+                node.save(*parsed[3])
+            if vt is not None:
+                record(node, out, input, vt)
+            else:
+                record(node, out, input)
+    return out
+
+
+def _setitem_compute(old, parsed, value):
+    return _put(old, parsed, value, False, inplace=True)
+
+
+def _setitem(self, key, value):
+    """``self[key] = value``: write ``value`` (a tensor or number, broadcast) at the indexed positions, in place.
+
+    Differentiable w.r.t. both ``self`` (the overwritten positions get zero gradient) and ``value``.
+    """
+    parsed = _parse(key, self._data.shape)
+    if not (GRAD_ENABLED[0] and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))):
+        _write(self._data, parsed, _value_array(value, self._data), False)
+        self._bump_version()
+        return
+    apply_inplace(self, _setitem_compute, parsed, value)
+
+
+Tensor.__setitem__ = _setitem
+
+
+def _indices_key(indices):
+    if isinstance(indices, Tensor) or not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    return tuple(_FULL if i is None else i for i in indices)
+
+
+@tensor_method()
+def index_put(input, indices, values, accumulate=False):
+    """Out-of-place ``input[indices] = values``; with ``accumulate=True``, ``input[indices] += values`` where repeated
+    indices add up."""
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 3) must be Tensor, not {type(values).__name__}")
+    return _put(input, _parse(_indices_key(indices), input._data.shape), values, bool(accumulate))
+
+
+def _index_put_(self, indices, values, accumulate=False):
+    """In-place :func:`index_put`."""
+    parsed = _parse(_indices_key(indices), self._data.shape)
+    return apply_inplace(self, lambda old, v: _put(old, parsed, v, bool(accumulate), inplace=True), values)
+
+
+Tensor.index_put_ = _index_put_
+
+
+# ------------------------------------------------------------------------------------------ shared argument checks
+def _int_index(index, fn, what="int64"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{fn}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    arr = index._data
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{fn}(): Expected dtype {what} for index")
+    return arr
+
+
+def _check_range(arr, n, dim):
+    """Raise PyTorch's IndexError unless all of ``arr`` lies in ``[0, n)``."""
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0 or hi >= n:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+
+
+def _c_strides(shape):
+    strides = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        strides[k] = strides[k + 1] * shape[k + 1]
+    return strides
+
+
+def _dim_positions(shape, d, idx):
+    """Flat positions in a C-contiguous array of ``shape`` of the elements ``idx`` addresses along ``d``: element
+    ``(i0, .., ik, ..)`` of ``idx`` names position ``idx[..]`` in dim ``d`` and ``ik`` in every other dim."""
+    xp = np if type(idx) is np.ndarray else _xp_of(idx)
+    strides = _c_strides(shape)
+    nd = idx.ndim
+    lin = idx.astype(np.intp) * strides[d]
+    for k in range(nd):
+        if k != d and idx.shape[k] > 1:
+            lin = lin + (xp.arange(idx.shape[k], dtype=np.intp) * strides[k]).reshape(
+                (1,) * k + (-1,) + (1,) * (nd - k - 1))
+    return lin
+
+
+def _leading_block(data, shape):
+    """``data[:shape[0], :shape[1], ...]`` (a view)."""
+    if data.shape == tuple(shape):
+        return data
+    return data[tuple(slice(0, s) for s in shape)]
+
+
+def _pad_to(grad, shape):
+    """Zeros of ``shape`` with ``grad`` in the leading block (differentiable)."""
+    if grad._data.shape == tuple(shape):
+        return grad
+    return _index_backward(grad, tuple(shape), _parse(tuple(slice(0, s) for s in grad._data.shape), shape))
+
+
+# -------------------------------------------------------------------------------------------------------- gather
+class GatherBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        shape, d = self._ctx
+        zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
+        return (_scatter(zeros, d, index, grad, "add", copy=False),)
+
+
+def _dim_index_checks(input, dim, index, fn):
+    data = input._data
+    idx = _int_index(index, fn)
+    nd = max(data.ndim, 1)
+    d = normalize_dim(dim, data.ndim)
+    if max(idx.ndim, 1) != nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return data, idx, d
+
+
+@tensor_method()
+def gather(input, dim, index, *, sparse_grad=False):
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` for ``dim=0`` (and likewise for other dims).
+
+    ``index`` has the dimensions of ``input`` and may be smaller than it except along ``dim``.
+    """
+    data, idx, d = _dim_index_checks(input, dim, index, "gather")
+    if data.ndim == 0:
+        data = data.reshape(1)
+    flat_idx = idx.reshape(1) if idx.ndim == 0 else idx
+    for k in range(data.ndim):
+        if k != d and flat_idx.shape[k] > data.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)} to be smaller "
+                               f"than self {list(input._data.shape)} apart from dimension {d}")
+    _check_range(flat_idx, data.shape[d], d)
+    block = _leading_block(data, tuple(s if k != d else data.shape[d] for k, s in enumerate(flat_idx.shape)))
+    out = wrap(input._xp.take_along_axis(block, flat_idx.astype(np.intp, copy=False), axis=d).reshape(idx.shape))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = GatherBackward0()
+        node.save(index)
+        node._ctx = (input._data.shape, d)
+        record(node, out, input)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------- scatter
+class ScatterBackward0(Node):
+    """Backward of scatter with a ``src`` tensor: overwritten positions get no gradient; ``src`` gets a gather."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        d, src_shape, reduce = self._ctx
+        if reduce == "multiply":
+            raise RuntimeError("the derivative for 'scatter' with reduce='multiply' is not implemented")
+        gi = gs = None
+        if self.next_functions[0] is not None:
+            gi = grad if reduce == "add" else _scatter(grad, d, index, 0, None)
+        if len(self.next_functions) > 1 and self.next_functions[1] is not None:
+            gs = _pad_to(gather(grad, d, index), src_shape)
+        return gi, gs
+
+
+class ScatterAddBackward0(ScatterBackward0):
+    __slots__ = ()
+
+
+class ScatterBackward1(ScatterBackward0):
+    __slots__ = ()
+
+
+def _scatter(input, dim, index, src, reduce, copy=True, fn="scatter"):
+    data, idx, d = _dim_index_checks(input, dim, index, fn)
+    src_t = src if isinstance(src, Tensor) else None
+    shape0 = data.shape
+    out_data = data.copy() if copy else data
+    work = out_data.reshape(1) if out_data.ndim == 0 else out_data
+    flat_idx = idx.reshape(1) if idx.ndim == 0 else idx
+    if src_t is not None:
+        s = src_t._data.reshape(1) if src_t._data.ndim == 0 else src_t._data
+        if s.ndim != work.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    for k in range(work.ndim):
+        if (k != d and flat_idx.shape[k] > work.shape[k]) or (src_t is not None and flat_idx.shape[k] > s.shape[k]):
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be smaller than self {list(shape0)} apart from "
+                               f"dimension {d}" + (f" and to be smaller size than src {list(src_t._data.shape)}"
+                                                   if src_t is not None else ""))
+    _check_range(flat_idx, work.shape[d], d)
+    values = _leading_block(s, flat_idx.shape) if src_t is not None else src
+    if flat_idx.size:
+        positions = _dim_positions(work.shape, d, flat_idx)
+        flat = work.reshape(-1)  # a view: out_data is C-contiguous (a fresh copy or fresh zeros)
+        if reduce is None:
+            flat[positions] = values
+        elif reduce == "add":
+            _add_at_flat(flat, positions, values if hasattr(values, "dtype") else np.asarray(values, work.dtype))
+        else:
+            xp = input._xp
+            vals = xp.broadcast_to(xp.asarray(values, dtype=work.dtype), positions.shape)
+            xp.multiply.at(flat, positions.reshape(-1), vals.reshape(-1))
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and (input._requires_grad or (src_t is not None and src_t._requires_grad)):
+        if src_t is None:
+            node = ScatterBackward1()
+        elif reduce == "add" and fn == "scatter_add":
+            node = ScatterAddBackward0()
+        else:
+            node = ScatterBackward0()
+        node.save(index)
+        node._ctx = (d, src_t._data.shape if src_t is not None else None, reduce)
+        if src_t is not None:
+            record(node, out, input, src_t)
+        else:
+            record(node, out, input)
+    return out
+
+
+@tensor_method()
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """Out-of-place :meth:`Tensor.scatter_`: write ``src`` (a tensor) or ``value`` (a number) at the positions
+    ``index`` names along ``dim``: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``.
+
+    ``reduce`` may be ``'add'`` or ``'multiply'`` to combine with the existing values instead of overwriting.
+    """
+    if src is None and value is None:
+        raise TypeError("scatter() missing required argument: 'src' or 'value'")
+    if src is None:
+        src = value
+    if reduce not in (None, "add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    return _scatter(input, dim, index, src, reduce)
+
+
+@tensor_method()
+def scatter_add(input, dim, index, src):
+    """Out-of-place :meth:`Tensor.scatter_add_`: add ``src`` at the positions ``index`` names along ``dim``; repeated
+    positions accumulate."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' (position 4) must be Tensor, not {type(src).__name__}")
+    return _scatter(input, dim, index, src, "add", fn="scatter_add")
+
+
+def _scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    """In-place :func:`scatter`."""
+    return apply_inplace(self, lambda old: scatter(old, dim, index, src, value=value, reduce=reduce))
+
+
+def _scatter_add_(self, dim, index, src):
+    """In-place :func:`scatter_add`."""
+    return apply_inplace(self, lambda old, s: scatter_add(old, dim, index, s), src)
+
+
+Tensor.scatter_ = _scatter_
+Tensor.scatter_add_ = _scatter_add_
+
+
+# ----------------------------------------------------------------------------------------------- index_* family
+def _vector_index(index, fn):
+    idx = _int_index(index, fn, "int32 or int64")
+    if idx.ndim > 1:
+        raise IndexError(f"{fn}(): Index is supposed to be a vector")
+    return idx.reshape(-1)
+
+
+def _dim_and_index(input, dim, index, fn):
+    data = input._data
+    d = normalize_dim(dim, data.ndim)
+    idx = _vector_index(index, fn)
+    n = data.shape[d] if data.ndim else 1
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -n or hi >= n:
+            raise IndexError("index out of range in self")
+        if lo < 0:
+            idx = idx % n
+    return data, d, idx
+
+
+class IndexSelectBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        shape, d = self._ctx
+        zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
+        return (_index_add(zeros, d, index, grad, 1, copy=False),)
+
+
+@tensor_method()
+def index_select(input, dim, index):
+    """The entries of ``input`` along ``dim`` at the positions in the 1-D ``index`` (a copy)."""
+    data, d, idx = _dim_and_index(input, dim, index, "index_select")
+    work = data.reshape(1) if data.ndim == 0 else data
+    out_data = input._xp.take(work, idx, axis=d)
+    if data.ndim == 0:
+        out_data = out_data.reshape(())
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = IndexSelectBackward0()
+        node.save(index)
+        node._ctx = (data.shape, d)
+        record(node, out, input)
+    return out
+
+
+def _slab_check(data, d, idx, src, fn):
+    if data.ndim == 0:
+        if idx.size != 1 or src.size != 1:
+            raise RuntimeError(f"{fn}(): for a 0-dim self, index and source must hold one element each")
+        return
+    expected = data.shape[:d] + (idx.size,) + data.shape[d + 1:]
+    if src.shape != expected:
+        if src.ndim and src.ndim == data.ndim and src.shape[d] != idx.size:
+            raise RuntimeError(f"{fn}(): Number of indices ({idx.size}) should be equal to source.size(dim) "
+                               f"({src.shape[d]})")
+        raise RuntimeError(f"{fn}(): source must have the shape of self with dimension {d} of size {idx.size} "
+                           f"(the number of indices): expected {list(expected)}, got {list(src.shape)}")
+
+
+class IndexAddBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        d, alpha = self._ctx
+        gs = None
+        if self.next_functions[1] is not None:
+            gs = index_select(grad, d, index)
+            if alpha != 1:
+                gs = gs * alpha
+        return grad, gs
+
+
+def _index_add(input, dim, index, source, alpha, copy=True):
+    data, d, idx = _dim_and_index(input, dim, index, "index_add")
+    src = source._data
+    _slab_check(data, d, idx, src, "index_add")
+    out_data = data.copy() if copy else data
+    if idx.size and out_data.size:
+        work = out_data.reshape(1) if out_data.ndim == 0 else out_data
+        s = src.reshape(work.shape[:d] + (idx.size,) + work.shape[d + 1:])
+        if alpha != 1:
+            s = s * alpha
+        nd = work.ndim
+        full_idx = input._xp.broadcast_to(idx.reshape((1,) * d + (-1,) + (1,) * (nd - d - 1)), s.shape)
+        _add_at_flat(work.reshape(-1), _dim_positions(work.shape, d, full_idx), s)
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
+        node = IndexAddBackward0()
+        node.save(index)
+        node._ctx = (d, alpha)
+        record(node, out, input, source)
+    return out
+
+
+@tensor_method()
+def index_add(input, dim, index, source, *, alpha=1):
+    """Out-of-place :meth:`Tensor.index_add_`: add ``alpha * source`` to the entries of ``input`` along ``dim`` at the
+    positions in ``index``; repeated indices accumulate."""
+    return _index_add(input, dim, index, source, alpha)
+
+
+class IndexCopyBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        d = self._ctx
+        gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
+        gs = index_select(grad, d, index) if self.next_functions[1] is not None else None
+        return gi, gs
+
+
+def _moved(arr, d, xp):
+    if arr.ndim == 0:
+        return arr.reshape(1)
+    return arr if d == 0 else xp.moveaxis(arr, d, 0)
+
+
+@tensor_method()
+def index_copy(input, dim, index, source):
+    """Out-of-place :meth:`Tensor.index_copy_`: the entries of ``input`` along ``dim`` at ``index`` replaced by the
+    slices of ``source``."""
+    data, d, idx = _dim_and_index(input, dim, index, "index_copy")
+    src = source._data
+    _slab_check(data, d, idx, src, "index_copy")
+    xp = input._xp
+    out_data = data.copy()
+    if idx.size:
+        _moved(out_data, d, xp)[idx] = _moved(src.reshape(out_data.shape[:d] + (idx.size,) + out_data.shape[d + 1:])
+                                              if out_data.ndim else src.reshape(-1), d, xp)
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
+        node = IndexCopyBackward0()
+        node.save(index)
+        node._ctx = d
+        record(node, out, input, source)
+    return out
+
+
+class IndexFillBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (index,) = self.saved_tensors
+        d = self._ctx
+        gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
+        gv = None
+        if len(self.next_functions) > 1 and self.next_functions[1] is not None:
+            # a position named twice was filled once: count it once
+            unique = wrap(grad._xp.unique(index._data.reshape(-1) % max(grad._data.shape[d] if grad._data.ndim else 1,
+                                                                          1)))
+            gv = index_select(grad, d, unique).sum()
+        return gi, gv
+
+
+class IndexFillBackward1(IndexFillBackward0):
+    __slots__ = ()
+
+
+@tensor_method()
+def index_fill(input, dim, index, value):
+    """Out-of-place :meth:`Tensor.index_fill_`: the entries of ``input`` along ``dim`` at ``index`` set to ``value``
+    (a number or a 0-dim tensor)."""
+    data, d, idx = _dim_and_index(input, dim, index, "index_fill")
+    vt = value if isinstance(value, Tensor) else None
+    if vt is not None and vt._data.ndim != 0:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{vt._data.ndim} dimension(s).")
+    out_data = data.copy()
+    if idx.size:
+        _moved(out_data, d, input._xp)[idx] = vt._data if vt is not None else value
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
+        node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
+        node.save(index)
+        node._ctx = d
+        if vt is not None:
+            record(node, out, input, vt)
+        else:
+            record(node, out, input)
+    return out
+
+
+def _inplace_variant(fn, name):
+    def method(self, dim, index, other, **kwargs):
+        if isinstance(other, Tensor):
+            return apply_inplace(self, lambda old, o: fn(old, dim, index, o, **kwargs), other)
+        return apply_inplace(self, lambda old: fn(old, dim, index, other, **kwargs))
+    method.__name__ = name
+    method.__doc__ = f"In-place :func:`{fn.__name__}`."
+    setattr(Tensor, name, method)
+
+
+_inplace_variant(index_add, "index_add_")
+_inplace_variant(index_copy, "index_copy_")
+_inplace_variant(index_fill, "index_fill_")
+
+
+# ---------------------------------------------------------------------------------------------------- masked ops
+def _bool_mask(mask, fn):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{fn}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(f"{fn} only supports boolean masks, but got mask with dtype {mask.dtype.scalar_name}")
+    return mask._data
+
+
+class MaskedFillBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (mask,) = self.saved_tensors
+        in_shape = self._ctx
+        gi = gv = None
+        if self.next_functions[0] is not None:
+            gi = sum_to(masked_fill(grad, mask, 0), in_shape)
+        if len(self.next_functions) > 1 and self.next_functions[1] is not None:
+            gv = masked_fill(grad, wrap(~mask._data), 0).sum()
+        return gi, gv
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    __slots__ = ()
+
+
+@tensor_method()
+def masked_fill(input, mask, value):
+    """``input`` with ``value`` (a number or 0-dim tensor) where the boolean ``mask`` (broadcastable) is True."""
+    m = _bool_mask(mask, "masked_fill_")
+    vt = value if isinstance(value, Tensor) else None
+    data = input._data
+    if vt is not None:
+        if vt._data.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{vt._data.ndim} dimension(s).")
+        v = vt._data
+    else:
+        v = value
+    try:
+        res = input._xp.where(m, v, data)
+    except ValueError:
+        raise broadcast_error(data.shape, m.shape) from None
+    if res.dtype != data.dtype:
+        res = res.astype(data.dtype)
+    out = wrap(res)
+    if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
+        node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
+        node.save(mask)
+        node._ctx = data.shape
+        if vt is not None:
+            record(node, out, input, vt)
+        else:
+            record(node, out, input)
+    return out
+
+
+def _masked_fill_(self, mask, value):
+    """In-place :func:`masked_fill` (``mask`` must broadcast to ``self``'s shape)."""
+    if isinstance(value, Tensor):
+        return apply_inplace(self, lambda old, v: masked_fill(old, mask, v), value)
+    return apply_inplace(self, lambda old: masked_fill(old, mask, value))
+
+
+Tensor.masked_fill_ = _masked_fill_
+
+
+@tensor_method()
+def masked_select(input, mask):
+    """The elements of ``input`` where the boolean ``mask`` is True, as a 1-D tensor (both broadcast first)."""
+    m = _bool_mask(mask, "masked_select")
+    shape = input._data.shape
+    if m.shape != shape:
+        try:
+            bshape = tuple(np.broadcast_shapes(shape, m.shape))
+        except ValueError:
+            raise broadcast_error(shape, m.shape) from None
+        if bshape != shape:
+            input = input.expand(bshape)
+        if m.shape != bshape:
+            mask = mask.expand(bshape)
+    return _index(input, _parse(mask, input._data.shape))
+
+
+class MaskedScatterBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (mask,) = self.saved_tensors
+        in_shape, src_shape, count = self._ctx
+        gi = gs = None
+        if self.next_functions[0] is not None:
+            gi = sum_to(masked_fill(grad, mask, 0), in_shape)
+        if self.next_functions[1] is not None:
+            bmask = mask if mask._data.shape == grad._data.shape else mask.expand(grad._data.shape)
+            picked = _index(grad, _parse(bmask, grad._data.shape))
+            numel = 1
+            for s in src_shape:
+                numel *= s
+            gs = _pad_to(picked, (numel,)).reshape(src_shape)
+        return gi, gs
+
+
+@tensor_method()
+def masked_scatter(input, mask, source):
+    """``input`` with the positions where ``mask`` is True filled, in order, by consecutive elements of ``source``."""
+    m = _bool_mask(mask, "masked_scatter_")
+    data = input._data
+    xp = input._xp
+    try:
+        bshape = tuple(np.broadcast_shapes(data.shape, m.shape))
+    except ValueError:
+        raise broadcast_error(data.shape, m.shape) from None
+    res = xp.broadcast_to(data, bshape).copy()
+    bm = xp.broadcast_to(m, bshape)
+    count = int(bm.sum())
+    src = source._data
+    if src.size < count:
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as the number of ones "
+                           f"in mask, but got {src.size} elements and {count} ones")
+    res[bm] = src.reshape(-1)[:count]
+    out = wrap(res)
+    if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
+        node = MaskedScatterBackward0()
+        node.save(mask)
+        node._ctx = (data.shape, src.shape, count)
+        record(node, out, input, source)
+    return out
+
+
+def _masked_scatter_(self, mask, source):
+    """In-place :func:`masked_scatter`."""
+    return apply_inplace(self, lambda old, s: masked_scatter(old, mask, s), source)
+
+
+Tensor.masked_scatter_ = _masked_scatter_
+
+
+# -------------------------------------------------------------------------------------------- nonzero and friends
+@tensor_method()
+def nonzero(input, *, as_tuple=False):
+    """The indices of the non-zero elements: an ``(n, ndim)`` int64 tensor, or with ``as_tuple=True`` one 1-D tensor
+    per dimension (what ``where(condition)`` returns)."""
+    data = input._data
+    xp = input._xp
+    if as_tuple:
+        parts = xp.nonzero(data.reshape(1) if data.ndim == 0 else data)
+        return tuple(wrap(p.astype(np.int64, copy=False)) for p in parts)
+    return wrap(xp.argwhere(data).astype(np.int64, copy=False))
+
+
+@tensor_method()
+def argwhere(input):
+    """The indices of the non-zero elements as an ``(n, ndim)`` int64 tensor (``nonzero(input)``)."""
+    return nonzero(input)
+
+
+@tensor_method()
+def take(input, index):
+    """The elements of ``input`` seen as 1-D, at the positions in ``index``; the result has ``index``'s shape."""
+    idx = _int_index(index, "take")
+    n = input._data.size
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    flat = input.reshape(-1)
+    return _index(flat, _parse((index,), (n,))) if idx.ndim else _index(flat, _parse(int(idx), (n,)))
+
+
+@tensor_method()
+def take_along_dim(input, indices, dim=None):
+    """Pick values along ``dim`` at ``indices`` (broadcast with ``input`` in the other dims), like NumPy's
+    ``take_along_axis``; with ``dim=None`` both are flattened."""
+    _int_index(indices, "take_along_dim")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    nd = input._data.ndim
+    d = normalize_dim(dim, nd)
+    if indices._data.ndim != nd:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {nd} dimensions for input, and {indices._data.ndim} dimensions for indices")
+    ishape, jshape = list(input._data.shape), list(indices._data.shape)
+    ishape[d] = jshape[d] = 1
+    try:
+        common = list(np.broadcast_shapes(tuple(ishape), tuple(jshape)))
+    except ValueError:
+        raise broadcast_error(input._data.shape, indices._data.shape) from None
+    a_shape = common[:d] + [input._data.shape[d]] + common[d + 1:]
+    b_shape = common[:d] + [indices._data.shape[d]] + common[d + 1:]
+    if tuple(a_shape) != input._data.shape:
+        input = input.expand(a_shape)
+    if tuple(b_shape) != indices._data.shape:
+        indices = indices.expand(b_shape)
+    return gather(input, d, indices)
+
+
+@tensor_method()
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, with that dimension removed (a view)."""
+    data = input._data
+    if data.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = normalize_dim(dim, data.ndim)
+    n = data.shape[d]
+    index = int(index)
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension "
+                         f"{d}")
+    return _index(input, ((slice(None),) * d + (index, Ellipsis), None, _NO_ARRAYS, None))

@@ -1,2 +1,551 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Tensor products (``einsum``, ``tensordot``, ``kron``) and the top-level linear-algebra functions.
+
+``einsum`` accepts every equation NumPy does: explicit or implicit output, ``...`` broadcasting, repeated labels
+(diagonals) and the sublist format. Its gradient w.r.t. one operand is another einsum: the upstream gradient
+contracted with the (conjugated) other operands. Labels that appear only in that operand, dims it broadcast from
+size 1, and repeated labels are then restored by expanding and by placing values on the diagonal (an einsum with
+identity matrices), so every rule is itself differentiable.
+
+The top-level ``inverse``, ``det``, ``logdet``, ``slogdet``, ``cholesky``, ``pinverse``, ``matrix_power``,
+``cross``, ``svd``, ``qr`` and ``solve`` follow PyTorch's ``torch.*`` (not ``torch.linalg.*``) signatures; ``solve``
+keeps the old ``gesv`` role: ``solve(B, A)`` returns ``(solution, LU)``.
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import string
+import warnings
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
+
+__all__ = ["einsum", "tensordot", "kron", "inverse", "det", "logdet", "slogdet", "solve", "cholesky",
+           "cholesky_solve", "cholesky_inverse", "pinverse", "matrix_power", "cross", "svd", "qr", "chain_matmul"]
+
+_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # ASCII order, as NumPy's implicit output uses
+# Above this many elements in total, let NumPy plan the contraction (BLAS via tensordot); below, the planning
+# costs more than it saves.
+_OPTIMIZE_MIN_ELEMENTS = 4096
+
+
+# ----------------------------------------------------------------------------------------------- equation parsing
+def _sublist_to_equation(args):
+    """Turn einsum's sublist form ``(op0, [0, 1], op1, [1, 2], [0, 2])`` into ``("AB,BC->AC", [op0, op1])``."""
+    ops, subs = [], []
+    items = list(args)
+    out = None
+    if len(items) % 2 == 1:
+        out = items.pop()
+    for i in range(0, len(items), 2):
+        ops.append(items[i])
+        subs.append(items[i + 1])
+
+    def convert(sub):
+        s = ""
+        for v in sub:
+            if v is Ellipsis:
+                s += "..."
+            elif isinstance(v, (int, np.integer)) and 0 <= v < 52:
+                s += _LETTERS[v]
+            else:
+                raise RuntimeError(f"einsum(): subscript in subscript list is not within the valid range [0, 52), "
+                                   f"got {v!r}")
+        return s
+
+    eq = ",".join(convert(s) for s in subs)
+    if out is not None:
+        eq += "->" + convert(out)
+    return eq, ops
+
+
+_Parsed = collections.namedtuple("_Parsed", ["inputs", "output", "equation"])
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(equation: str, ndims: tuple) -> _Parsed:
+    """Expand ``...`` into explicit labels and make the output explicit.
+
+    Returns per-operand label strings, the output labels and the normalised equation NumPy runs.
+    """
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->", 1)
+        if "->" in rhs:
+            raise RuntimeError("einsum(): found '->' more than once in equation")
+    else:
+        lhs, rhs = eq, None
+    terms = lhs.split(",")
+    if len(terms) < len(ndims):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    if len(terms) > len(ndims):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    for pos, ch in enumerate(eq):
+        if ch not in _LETTERS and ch not in ".,->":
+            raise RuntimeError(f"einsum(): invalid subscript given at index {pos} in the equation string, "
+                               f"subscripts must be in [a-zA-Z]")
+    used = set(ch for ch in eq if ch in _LETTERS)
+    spare = [c for c in _LETTERS if c not in used]
+    # ellipsis dims get fresh labels, aligned from the right across operands (NumPy broadcasting)
+    ell_counts = []
+    for k, (term, nd) in enumerate(zip(terms, ndims)):
+        if term.count("...") > 1 or (term.count(".") != 3 * term.count("...")):
+            raise RuntimeError(f"einsum(): found '.' for operand {k} that is not part of any ellipsis")
+        n_labels = len(term.replace("...", ""))
+        if "..." in term:
+            if n_labels > nd:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_labels}) is more than "
+                                   f"the number of dimensions ({nd}) for operand {k}")
+            ell_counts.append(nd - n_labels)
+        else:
+            if n_labels != nd:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_labels}) does not match "
+                                   f"the number of dimensions ({nd}) for operand {k} and no ellipsis was given")
+            ell_counts.append(0)
+    n_ell = max(ell_counts) if ell_counts else 0
+    if n_ell > len(spare):
+        raise RuntimeError("einsum(): too many dimensions: ran out of subscript letters")
+    ell_labels = "".join(spare[:n_ell])
+    inputs = []
+    for term, cnt in zip(terms, ell_counts):
+        inputs.append(term.replace("...", ell_labels[n_ell - cnt:]) if "..." in term else term)
+    if rhs is None:
+        counts = collections.Counter("".join(inputs))
+        single = sorted(c for c in counts if counts[c] == 1 and c not in ell_labels)
+        output = ell_labels + "".join(single)
+    else:
+        if rhs.count("...") > 1 or rhs.count(".") != 3 * rhs.count("..."):
+            raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis")
+        if "..." not in rhs and n_ell:
+            raise RuntimeError("einsum(): the operands have '...' dimensions, so the output subscripts must contain "
+                               "'...' too")
+        output = rhs.replace("...", ell_labels)
+        seen = set()
+        all_in = set("".join(inputs))
+        for ch in output:
+            if ch in seen:
+                raise RuntimeError(f"einsum(): output subscript {ch} appears more than once in the output")
+            if ch not in all_in:
+                raise RuntimeError(f"einsum(): output subscript {ch} does not appear in the equation for any input "
+                                   f"operand")
+            seen.add(ch)
+    return _Parsed(tuple(inputs), output, ",".join(inputs) + "->" + output)
+
+
+def _optimize_flag(arrays):
+    if len(arrays) < 2:
+        return False
+    total = 0
+    for a in arrays:
+        total += a.size
+    return "greedy" if total >= _OPTIMIZE_MIN_ELEMENTS else False
+
+
+def _einsum_arrays(xp, equation, arrays):
+    try:
+        return xp.einsum(equation, *arrays, optimize=_optimize_flag(arrays))
+    except ValueError as e:
+        raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------------- einsum
+def _label_sizes(labels_per_op, shapes):
+    sizes = {}
+    for labels, shape in zip(labels_per_op, shapes):
+        for ch, n in zip(labels, shape):
+            if sizes.get(ch, 1) == 1:
+                sizes[ch] = n
+            elif n != 1 and sizes[ch] != n:
+                raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped): "
+                                   f"subscript {ch} has size {sizes[ch]} and {n}")
+    return sizes
+
+
+def _operand_grad(grad: Tensor, k: int, operands, inputs, output: str) -> Tensor:
+    """The gradient of ``einsum(inputs -> output)`` w.r.t. operand ``k`` (PyTorch's complex convention)."""
+    labels = inputs[k]
+    shape = operands[k]._data.shape
+    sizes = _label_sizes(inputs, [op._data.shape for op in operands])
+    others = [output] + [inputs[j] for j in range(len(inputs)) if j != k]
+    available = set("".join(others))
+    unique = []
+    for ch in labels:
+        if ch not in unique:
+            unique.append(ch)
+    own_size = {ch: n for ch, n in zip(labels, shape)}
+    # labels to produce by the contraction; the others are either summed only in this operand (restored by
+    # expanding) or broadcast from size 1 in this operand (summed away, then restored as a size-1 dim)
+    target = [ch for ch in unique if ch in available and not (own_size[ch] == 1 and sizes[ch] != 1)]
+    ops = [grad] + [operands[j].conj() for j in range(len(inputs)) if j != k]
+    g = einsum(",".join(others) + "->" + "".join(target), *ops)
+    if len(target) != len(unique):
+        for pos, ch in enumerate(unique):
+            if ch not in target:
+                g = g.unsqueeze(pos)
+    full = tuple(own_size[ch] for ch in unique)
+    if tuple(g._data.shape) != full:
+        # labels summed only here, or broadcast from size 1 in every other operand
+        g = g.expand(full)
+    if len(unique) != len(labels):
+        g = _embed_diagonals(g, unique, labels, own_size)
+    return _like_input(g, operands[k])
+
+
+def _like_input(g: Tensor, t: Tensor) -> Tensor:
+    """A gradient in the dtype of its input: the real part for a real input reached through complex ops."""
+    if g._data.dtype == t._data.dtype:
+        return g
+    if t._data.dtype.kind != "c" and g._data.dtype.kind == "c":
+        g = g.real
+    return g.to(t.dtype)
+
+
+def _embed_diagonals(g: Tensor, unique, labels, own_size):
+    """Place ``g`` (one dim per distinct label) on the diagonals of a tensor with the repeated ``labels``."""
+    used = set(labels)
+    spare = iter(c for c in _LETTERS if c not in used)
+    out_labels = []
+    eyes, eye_labels = [], []
+    seen = set()
+    for ch in labels:
+        if ch in seen:
+            fresh = next(spare)
+            out_labels.append(fresh)
+            eye_labels.append(ch + fresh)
+            eyes.append(wrap(g._xp.eye(own_size[ch], dtype=g._data.dtype)))
+        else:
+            seen.add(ch)
+            out_labels.append(ch)
+    eq = ",".join(["".join(unique)] + eye_labels) + "->" + "".join(out_labels)
+    return einsum(eq, g, *eyes)
+
+
+class EinsumBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        inputs, output = self._ctx
+        operands = self.saved_tensors
+        return tuple(_operand_grad(grad, k, operands, inputs, output) if edge is not None else None
+                     for k, edge in enumerate(self.next_functions))
+
+
+def einsum(*args) -> Tensor:
+    """Sum of products of the operands' elements over the dimensions named by Einstein notation.
+
+    ``einsum("ij,jk->ik", a, b)`` is a matrix product; ``"ii->i"`` a diagonal, ``"ii"`` a trace, ``"...ij->...ji"``
+    a batched transpose, ``"i,j->ij"`` an outer product. Without ``->`` the output holds the labels used exactly
+    once, in alphabetical order. The operands may also be given as a list, or in the sublist form
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. Operands are promoted to a common dtype.
+    """
+    if not args:
+        raise TypeError("einsum(): must specify the equation string and at least one operand, or at least one "
+                        "operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation = args[0]
+        operands = args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = tuple(operands[0])
+    else:
+        equation, operands = _sublist_to_equation(args)
+    operands = tuple(operands)
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    for i, op in enumerate(operands):
+        if not isinstance(op, Tensor):
+            raise TypeError(f"einsum(): argument 'operands' must be tuple of Tensors, but found element of type "
+                            f"{type(op).__name__} at pos {i}")
+    parsed = _parse(equation, tuple(op._data.ndim for op in operands))
+    rt = dt.result_type(*operands).np if len(operands) > 1 else operands[0]._data.dtype
+    arrays = [op._data if op._data.dtype == rt else op._data.astype(rt) for op in operands]
+    _label_sizes(parsed.inputs, [a.shape for a in arrays])
+    out = wrap(operands[0]._xp.asarray(_einsum_arrays(operands[0]._xp, parsed.equation, arrays)))
+    if GRAD_ENABLED[0]:
+        for op in operands:
+            if op._requires_grad:
+                node = EinsumBackward0()
+                node.save(*operands)
+                node._ctx = (parsed.inputs, parsed.output)
+                record(node, out, *operands)
+                break
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ tensordot
+def _tensordot_dims(dims, nd_a, nd_b):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(nd_a, nd_b):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(nd_a - dims, nd_a)), list(range(dims))
+    if len(dims) != 2:
+        raise RuntimeError("tensordot expects dims to be an int or a pair of lists of dims")
+    da, db = dims
+    da = [da] if isinstance(da, (int, np.integer)) else list(da)
+    db = [db] if isinstance(db, (int, np.integer)) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError(f"both dimension lists should have same length, got {len(da)} and {len(db)}")
+    return [normalize_dim(d, nd_a) for d in da], [normalize_dim(d, nd_b) for d in db]
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
+    """Contract ``a`` and ``b`` over the given dims: ``dims=k`` pairs the last k dims of ``a`` with the first k of
+    ``b``; ``dims=([1, 0], [0, 1])`` names the pairs. The result holds ``a``'s free dims, then ``b``'s."""
+    check_tensor(a, "a", "tensordot")
+    check_tensor(b, "b", "tensordot")
+    da, db = _tensordot_dims(dims, a._data.ndim, b._data.ndim)
+    for x, y in zip(da, db):
+        if a._data.shape[x] != b._data.shape[y]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
+                               f"{x} and second has size {b._data.shape[y]} in dim {y}")
+    rt = dt.result_type(a, b).np
+    xa = a._data if a._data.dtype == rt else a._data.astype(rt)
+    xb = b._data if b._data.dtype == rt else b._data.astype(rt)
+    res = wrap(a._xp.asarray(a._xp.tensordot(xa, xb, axes=(da, db))))
+    if GRAD_ENABLED[0] and (a._requires_grad or b._requires_grad):
+        # the same contraction written as an einsum gives the backward rule
+        la = list(_LETTERS[:a._data.ndim])
+        lb = list(_LETTERS[a._data.ndim:a._data.ndim + b._data.ndim])
+        for x, y in zip(da, db):
+            lb[y] = la[x]
+        output = "".join(ch for i, ch in enumerate(la) if i not in da) + \
+            "".join(ch for i, ch in enumerate(lb) if i not in db)
+        node = EinsumBackward0()
+        node.save(a, b)
+        node._ctx = (("".join(la), "".join(lb)), output)
+        record(node, res, a, b)
+    return res
+
+
+# ----------------------------------------------------------------------------------------------------------- kron
+class KronBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        nd = max(a._data.ndim, b._data.ndim)
+        sa = (1,) * (nd - a._data.ndim) + a._data.shape
+        sb = (1,) * (nd - b._data.ndim) + b._data.shape
+        # out[i * nb + j] = a[i] * b[j] per dim: view the gradient with the a- and b-indices interleaved
+        inter = []
+        for x, y in zip(sa, sb):
+            inter += [x, y]
+        g = grad.reshape(inter)
+        la = _LETTERS[:nd]
+        lb = _LETTERS[nd:2 * nd]
+        lg = "".join(x + y for x, y in zip(la, lb))
+        ga = gb = None
+        if self.next_functions[0] is not None:
+            ga = _like_input(einsum(f"{lg},{lb}->{la}", g, b.reshape(sb).conj()).reshape(a._data.shape), a)
+        if self.next_functions[1] is not None:
+            gb = _like_input(einsum(f"{lg},{la}->{lb}", g, a.reshape(sa).conj()).reshape(b._data.shape), b)
+        return ga, gb
+
+
+@tensor_method()
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: blocks ``input[i] * other`` laid out so that the result has size
+    ``input.size(d) * other.size(d)`` along every dim (the smaller-rank operand is padded with leading 1s)."""
+    check_tensor(input, "input", "kron")
+    check_tensor(other, "other", "kron")
+    rt = dt.result_type(input, other).np
+    xa = input._data if input._data.dtype == rt else input._data.astype(rt)
+    xb = other._data if other._data.dtype == rt else other._data.astype(rt)
+    out = wrap(input._xp.asarray(input._xp.kron(xa, xb)))
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = KronBackward0()
+        node.save(input, other)
+        record(node, out, input, other)
+    return out
+
+
+# ------------------------------------------------------------------------------------------ top-level linear algebra
+def _linalg():
+    from .. import linalg
+    return linalg
+
+
+@tensor_method("inverse")
+def inverse(input: Tensor) -> Tensor:
+    """The inverse of a square matrix or batch of matrices (alias of :func:`ember.linalg.inv`)."""
+    return _linalg().inv(input)
+
+
+@tensor_method("det")
+def det(input: Tensor) -> Tensor:
+    """The determinant of a square matrix or batch of matrices (alias of :func:`ember.linalg.det`)."""
+    return _linalg().det(input)
+
+
+@tensor_method("slogdet")
+def slogdet(input: Tensor):
+    """``(sign, logabsdet)`` of the determinant (alias of :func:`ember.linalg.slogdet`)."""
+    return _linalg().slogdet(input)
+
+
+@tensor_method("logdet")
+def logdet(input: Tensor) -> Tensor:
+    """The log-determinant: ``-inf`` for a singular matrix and ``nan`` for a negative determinant (real input)."""
+    from .complex import angle, complex as make_complex
+    sign, logabs = _linalg().slogdet(input)
+    if input._data.dtype.kind == "c":
+        return make_complex(logabs, angle(sign))
+    bad = sign._data < 0
+    if bad.any():
+        return logabs + wrap(input._xp.where(bad, np.nan, 0).astype(logabs._data.dtype))
+    return logabs
+
+
+_SolveResult = collections.namedtuple("solve", ["solution", "LU"])
+_warned = set()
+
+
+def _warn_once(key, msg):
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(msg, UserWarning, stacklevel=3)
+
+
+def _lu_packed(a: np.ndarray) -> np.ndarray:
+    """LAPACK getrf's packed LU factors (unit-lower L below the diagonal, U on and above) with partial pivoting."""
+    n = a.shape[-1]
+    lu = np.array(a.reshape((-1, n, n)), copy=True)
+    rows = np.arange(lu.shape[0])
+    for k in range(n):
+        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        top = lu[rows, k].copy()
+        lu[rows, k] = lu[rows, p]
+        lu[rows, p] = top
+        piv = lu[:, k, k]
+        safe = np.where(piv == 0, 1, piv)
+        lu[:, k + 1:, k] /= safe[:, None]
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
+    return lu.reshape(a.shape)
+
+
+@tensor_method("solve")
+def solve(input: Tensor, A: Tensor):
+    """The old ``gesv``: solve ``A X = input`` and also return the LU factorisation of ``A``.
+
+    Returns the named tuple ``(solution, LU)``; ``LU`` packs the unit-lower ``L`` and upper ``U`` of the
+    partially pivoted factorisation (not differentiable). Prefer :func:`ember.linalg.solve`, which takes its
+    arguments in the order ``(A, B)``.
+    """
+    _warn_once("solve", "ember.solve is deprecated in favor of ember.linalg.solve and will be removed in a future "
+                        "release. ember.linalg.solve has its arguments reversed and does not return the LU "
+                        "factorization.\nX = ember.solve(B, A).solution\nshould be replaced with\nX = ember.linalg.solve(A, B)")
+    check_tensor(input, "input", "solve")
+    check_tensor(A, "A", "solve")
+    if input._data.ndim < 2 or A._data.ndim < 2:
+        raise RuntimeError(f"solve: expected 2 or more dimensions for input and A, got {input._data.ndim} and "
+                           f"{A._data.ndim}")
+    linalg = _linalg()
+    solution = linalg.solve(A, input)
+    batch = np.broadcast_shapes(A._data.shape[:-2], input._data.shape[:-2])
+    lu = _lu_packed(np.broadcast_to(A._data, batch + A._data.shape[-2:]))
+    return _SolveResult(solution, wrap(A._xp.asarray(lu)))
+
+
+@tensor_method("cholesky")
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """The Cholesky factor of a Hermitian positive-definite matrix (deprecated form of ``linalg.cholesky``)."""
+    return _linalg().cholesky(input, upper=upper)
+
+
+@tensor_method("cholesky_solve")
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """Solve ``A X = input`` given the Cholesky factor ``input2`` of ``A`` (lower, or upper if ``upper``)."""
+    linalg = _linalg()
+    if upper:
+        y = linalg.solve_triangular(input2.mH, input, upper=False)
+        return linalg.solve_triangular(input2, y, upper=True)
+    y = linalg.solve_triangular(input2, input, upper=False)
+    return linalg.solve_triangular(input2.mH, y, upper=True)
+
+
+@tensor_method("cholesky_inverse")
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of ``A`` given its Cholesky factor ``input`` (lower ``L``, or upper ``U`` if ``upper``)."""
+    linalg = _linalg()
+    n = input._data.shape[-1]
+    eye = wrap(input._xp.eye(n, dtype=input._data.dtype))
+    L = input.mH if upper else input
+    Linv = linalg.solve_triangular(L, eye, upper=False)
+    return Linv.mH @ Linv
+
+
+@tensor_method("pinverse")
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The pseudo-inverse, ignoring singular values below ``rcond`` times the largest."""
+    return _linalg().pinv(input, rtol=rcond)
+
+
+@tensor_method("matrix_power")
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input`` raised to the integer power ``n`` (alias of :func:`ember.linalg.matrix_power`)."""
+    return _linalg().matrix_power(input, n)
+
+
+@tensor_method("cross")
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
+    """The cross product along ``dim``; with ``dim=None`` the first dim of size 3 is used (deprecated default)."""
+    check_tensor(input, "input", "cross")
+    check_tensor(other, "other", "cross")
+    if dim is None:
+        _warn_once("cross", "Using ember.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                            "dim explicitly or simply use ember.linalg.cross.\nThe default value of dim will change "
+                            "to agree with that of linalg.cross in a future release.")
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise RuntimeError(f"no dimension of size 3 in input")
+        dim = dims[0]
+    if input._data.ndim != other._data.ndim:
+        nd = max(input._data.ndim, other._data.ndim)
+        input = input.reshape((1,) * (nd - input._data.ndim) + input._data.shape)
+        other = other.reshape((1,) * (nd - other._data.ndim) + other._data.shape)
+    return _linalg().cross(input, other, dim=dim)
+
+
+_SvdResult = collections.namedtuple("svd", ["U", "S", "V"])
+_QrResult = collections.namedtuple("qr", ["Q", "R"])
+
+
+@tensor_method("svd")
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
+    """The old ``torch.svd``: ``(U, S, V)`` with ``input = U diag(S) V^H`` (note ``V``, not ``Vh``).
+
+    ``some=True`` gives the reduced decomposition. With ``compute_uv=False``, ``U`` and ``V`` are zero matrices.
+    """
+    linalg = _linalg()
+    if not compute_uv:
+        s = linalg.svdvals(input)
+        m, n = input._data.shape[-2:]
+        batch = input._data.shape[:-2]
+        xp = input._xp
+        return _SvdResult(wrap(xp.zeros(batch + (m, m), dtype=input._data.dtype)), s,
+                          wrap(xp.zeros(batch + (n, n), dtype=input._data.dtype)))
+    U, S, Vh = linalg.svd(input, full_matrices=not some)
+    return _SvdResult(U, S, Vh.mH)
+
+
+@tensor_method("qr")
+def qr(input: Tensor, some: bool = True):
+    """The old ``torch.qr``: ``(Q, R)``, reduced when ``some`` else complete."""
+    Q, R = _linalg().qr(input, mode="reduced" if some else "complete")
+    return _QrResult(Q, R)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    """The product of a chain of 2-D matrices in the cheapest order (deprecated: use ``linalg.multi_dot``)."""
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = tuple(matrices[0])
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return _linalg().multi_dot(matrices)

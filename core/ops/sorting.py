@@ -1,2 +1,832 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Sorting and selection (sort, topk, kthvalue, median, mode, cummax/cummin), uniques and histograms,
+binary search, diagonals (diag, diagonal, diag_embed, trace), diff and grids.
+
+The selecting ops return ``(values, indices)`` named tuples as PyTorch does. Their values are differentiable: the
+gradient goes back to the selected positions (a scatter-add, so ``cummax``'s repeated indices accumulate), and
+``median()``/``nanmedian()`` over all elements split it evenly between the elements equal to the result. Counting
+ops (unique, bincount, histc, histogram, searchsorted, bucketize) are not differentiable, as in PyTorch.
+
+NaN ordering follows PyTorch: NaN sorts as the largest value (last ascending, first descending), ``median``
+propagates NaN and ``nanmedian`` ignores it.
+"""
+from __future__ import annotations
+
+import collections
+import warnings
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
+
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
+           "unique_consecutive", "bincount", "histc", "histogram", "searchsorted", "bucketize", "cummax", "cummin",
+           "diff", "diag", "diag_embed", "diagonal", "trace", "meshgrid", "cartesian_prod"]
+
+_ValuesIndices = {name: collections.namedtuple(name, ["values", "indices"])
+                  for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
+_Histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+# ------------------------------------------------------------------------------------------------- shared helpers
+def _dim_of(input: Tensor, dim) -> int:
+    return normalize_dim(dim, input._data.ndim)
+
+
+def _no_complex(input: Tensor, fname: str) -> None:
+    if input._data.dtype.kind == "c":
+        raise RuntimeError(f"{fname}(): not implemented for '{input.dtype.scalar_name}'")
+
+
+def _argsort(data: np.ndarray, axis: int, descending: bool, stable: bool, xp) -> np.ndarray:
+    """Indices sorting ``data`` along ``axis`` with NaN as the largest value (numpy already puts NaN last)."""
+    kind = "stable" if stable or descending else None
+    if not descending:
+        return xp.argsort(data, axis=axis, kind=kind)
+    # descending, stable among equal values and NaN first: sort the reversed array ascending, then reverse back
+    n = data.shape[axis]
+    rev = xp.argsort(xp.flip(data, axis), axis=axis, kind="stable")
+    return (n - 1) - xp.flip(rev, axis)
+
+
+class _SelectBackward(Node):
+    """Values picked at ``indices`` along ``dim``: the gradient is scatter-added back to those positions."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        in_shape, dim, indices, keepdim = self._ctx
+        from .index import scatter_add
+        idx = wrap(indices)
+        if not keepdim and len(in_shape):
+            grad = grad.unsqueeze(dim)
+            idx = idx.unsqueeze(dim)
+        if not len(in_shape):
+            return (grad,)
+        zeros = wrap(grad._xp.zeros(in_shape, dtype=grad._data.dtype))
+        return (scatter_add(zeros, dim, idx, grad),)
+
+
+class SortBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class TopkBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class KthvalueBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class MedianBackward1(_SelectBackward):
+    __slots__ = ()
+
+
+class NanmedianBackward1(_SelectBackward):
+    __slots__ = ()
+
+
+class ModeBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class CummaxBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class CumminBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+def _select_result(name, input, dim, values, indices, keepdim, node_cls):
+    out = wrap(values)
+    idx = wrap(indices.astype(np.int64, copy=False))
+    if GRAD_ENABLED[0] and input._requires_grad and input._data.dtype.kind in "fc":
+        node = node_cls()
+        node._ctx = (input._data.shape, dim, idx._data, keepdim)
+        record(node, out, input)
+    return _ValuesIndices[name](out, idx)
+
+
+# ------------------------------------------------------------------------------------------------------------ sort
+@tensor_method()
+def sort(input, dim=-1, descending=False, stable=False):
+    """Sort along ``dim``; returns ``(values, indices)`` with ``values == input.gather(dim, indices)``.
+
+    ``stable=True`` keeps the order of equal elements. NaN sorts as the largest value.
+    """
+    if isinstance(dim, bool):  # sort(input, stable, dim, descending) keyword form passed positionally
+        raise TypeError("sort(): argument 'dim' must be int, not bool")
+    check_tensor(input, "input", "sort")
+    _no_complex(input, "sort")
+    data = input._data
+    xp = input._xp
+    if data.ndim == 0:
+        normalize_dim(dim, 0)
+        return _select_result("sort", input, 0, data.copy(), xp.zeros((), dtype=np.int64), True, SortBackward0)
+    d = _dim_of(input, dim)
+    idx = _argsort(data, d, descending, stable, xp)
+    values = xp.take_along_axis(data, idx, axis=d)
+    return _select_result("sort", input, d, values, idx, True, SortBackward0)
+
+
+@tensor_method()
+def argsort(input, dim=-1, descending=False, stable=False) -> Tensor:
+    """The indices that sort ``input`` along ``dim`` (see :func:`sort`)."""
+    check_tensor(input, "input", "argsort")
+    _no_complex(input, "argsort")
+    data = input._data
+    if data.ndim == 0:
+        normalize_dim(dim, 0)
+        return wrap(np.zeros((), dtype=np.int64))
+    return wrap(_argsort(data, _dim_of(input, dim), descending, stable, input._xp).astype(np.int64, copy=False))
+
+
+@tensor_method()
+def msort(input) -> Tensor:
+    """``input`` sorted along its first dimension (the values of ``sort(input, dim=0)``)."""
+    return sort(input, dim=0).values
+
+
+# ------------------------------------------------------------------------------------------------- topk / kthvalue
+@tensor_method()
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (or, with ``largest=False``, smallest) elements along ``dim``: ``(values, indices)``.
+
+    With ``sorted`` they come in sorted order (descending for largest); NaN counts as the largest value.
+    """
+    check_tensor(input, "input", "topk")
+    _no_complex(input, "topk")
+    data = input._data
+    xp = input._xp
+    d = _dim_of(input, dim) if data.ndim else normalize_dim(dim, 0)
+    n = data.shape[d] if data.ndim else 1
+    if not isinstance(k, (int, np.integer)) or k < 0 or k > n:
+        raise RuntimeError("selected index k out of range")
+    if data.ndim == 0:
+        return _select_result("topk", input, 0, data.copy(), xp.zeros((), dtype=np.int64), True, TopkBackward0)
+    if k == 0:
+        shape = list(data.shape)
+        shape[d] = 0
+        return _select_result("topk", input, d, xp.empty(shape, dtype=data.dtype), xp.empty(shape, dtype=np.int64),
+                              True, TopkBackward0)
+    if 2 * k >= n:
+        idx = _argsort(data, d, largest, True, xp)
+        idx = xp.take(idx, np.arange(k), axis=d)
+    else:
+        # partition first (O(n)), then order only the k selected elements
+        if largest:
+            part = xp.argpartition(data, n - k, axis=d)
+            idx = xp.take(part, np.arange(n - k, n), axis=d)
+        else:
+            part = xp.argpartition(data, k - 1, axis=d)
+            idx = xp.take(part, np.arange(k), axis=d)
+        if sorted:
+            vals = xp.take_along_axis(data, idx, axis=d)
+            idx = xp.take_along_axis(idx, _argsort(vals, d, largest, True, xp), axis=d)
+    values = xp.take_along_axis(data, idx, axis=d)
+    return _select_result("topk", input, d, values, idx, True, TopkBackward0)
+
+
+@tensor_method()
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """The ``k``-th smallest element (1-based) along ``dim`` and its index: ``(values, indices)``."""
+    check_tensor(input, "input", "kthvalue")
+    _no_complex(input, "kthvalue")
+    data = input._data
+    xp = input._xp
+    d = _dim_of(input, dim) if data.ndim else normalize_dim(dim, 0)
+    n = data.shape[d] if data.ndim else 1
+    if not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    if data.ndim == 0:
+        return _select_result("kthvalue", input, 0, data.copy(), xp.zeros((), dtype=np.int64), keepdim,
+                              KthvalueBackward0)
+    part = xp.argpartition(data, k - 1, axis=d)
+    idx = xp.take(part, [k - 1], axis=d)
+    values = xp.take_along_axis(data, idx, axis=d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return _select_result("kthvalue", input, d, values, idx, keepdim, KthvalueBackward0)
+
+
+# ---------------------------------------------------------------------------------------------- median / nanmedian
+class MedianBackward0(Node):
+    """median() over all elements: the gradient is split evenly between the elements equal to the median."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        value = self.saved_output()
+        xd, vd = x._data, value._data
+        mask = (xd == vd) | (x._xp.isnan(xd) & x._xp.isnan(vd))
+        weights = wrap((mask / max(int(mask.sum()), 1)).astype(xd.dtype))
+        return (grad * weights,)
+
+
+class NanmedianBackward0(MedianBackward0):
+    __slots__ = ()
+
+
+def _median_all(input, ignore_nan, fname, node_cls):
+    check_tensor(input, "input", fname)
+    _no_complex(input, fname)
+    xp = input._xp
+    flat = input._data.reshape(-1)
+    if ignore_nan and flat.dtype.kind == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        value = xp.asarray(np.nan, dtype=input._data.dtype) if input._data.dtype.kind == "f" else None
+        if value is None:
+            raise RuntimeError(f"{fname}() input tensor cannot be empty")
+    elif not ignore_nan and flat.dtype.kind == "f" and xp.isnan(flat).any():
+        value = xp.asarray(np.nan, dtype=flat.dtype)
+    else:
+        kth = (flat.size - 1) // 2  # the lower median, as PyTorch returns for an even count
+        value = xp.partition(flat, kth)[kth]
+    out = wrap(xp.asarray(value, dtype=input._data.dtype))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = node_cls()
+        node.save(input)
+        node.save_output(out)
+        record(node, out, input)
+    return out
+
+
+def _median_dim(input, dim, keepdim, ignore_nan, fname, node_cls):
+    check_tensor(input, "input", fname)
+    _no_complex(input, fname)
+    data = input._data
+    xp = input._xp
+    if data.ndim == 0:
+        normalize_dim(dim, 0)
+        return _select_result(fname, input, 0, data.copy(), xp.zeros((), dtype=np.int64), keepdim, node_cls)
+    d = _dim_of(input, dim)
+    n = data.shape[d]
+    if n == 0:
+        raise IndexError(f"{fname}(): Expected reduction dim {d} to have non-zero size.")
+    is_float = data.dtype.kind == "f"
+    nan = xp.isnan(data) if is_float else None
+    if ignore_nan and is_float:
+        # the lower median of the non-NaN values: its rank differs per slice, so sort (NaN last) and pick it
+        count = n - nan.sum(axis=d, keepdims=True)
+        kth = xp.maximum(count - 1, 0) // 2
+        order = xp.argsort(data, axis=d, kind="stable")
+        idx = xp.take_along_axis(order, kth, axis=d)
+    else:
+        kth = (n - 1) // 2
+        idx = xp.take(xp.argpartition(data, kth, axis=d), [kth], axis=d)
+        if is_float:
+            has_nan = nan.any(axis=d, keepdims=True)
+            if has_nan.any():
+                # median propagates NaN: report the first NaN of the slice
+                idx = xp.where(has_nan, xp.argmax(nan, axis=d, keepdims=True), idx)
+    values = xp.take_along_axis(data, idx, axis=d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return _select_result(fname, input, d, values, idx, keepdim, node_cls)
+
+
+@tensor_method()
+def median(input, dim=None, keepdim=False):
+    """The median: of all elements (a 0-d tensor) or, with ``dim``, ``(values, indices)`` along ``dim``.
+
+    For an even number of elements this is the lower of the two middle values (not their mean). NaN propagates.
+    """
+    if dim is None:
+        return _median_all(input, False, "median", MedianBackward0)
+    return _median_dim(input, dim, keepdim, False, "median", MedianBackward1)
+
+
+@tensor_method()
+def nanmedian(input, dim=None, keepdim=False):
+    """:func:`median` ignoring NaN values (NaN only where a whole slice is NaN)."""
+    if dim is None:
+        return _median_all(input, True, "nanmedian", NanmedianBackward0)
+    return _median_dim(input, dim, keepdim, True, "nanmedian", NanmedianBackward1)
+
+
+# ------------------------------------------------------------------------------------------------------------ mode
+@tensor_method()
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest one on ties) and the index of its last occurrence."""
+    check_tensor(input, "input", "mode")
+    _no_complex(input, "mode")
+    data = input._data
+    xp = input._xp
+    if data.ndim == 0:
+        normalize_dim(dim, 0)
+        return _select_result("mode", input, 0, data.copy(), xp.zeros((), dtype=np.int64), keepdim, ModeBackward0)
+    d = _dim_of(input, dim)
+    n = data.shape[d]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    moved = xp.moveaxis(data, d, -1)
+    order = xp.argsort(moved, axis=-1, kind="stable")
+    s = xp.take_along_axis(moved, order, axis=-1)
+    pos = np.arange(n)
+    starts = xp.ones(s.shape, dtype=bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    ends = xp.ones(s.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = xp.maximum.accumulate(xp.where(starts, pos, 0), axis=-1)
+    run_len = xp.where(ends, pos - run_start + 1, 0)
+    best = xp.argmax(run_len, axis=-1)[..., None]  # first maximum = smallest value among the modes
+    values = xp.take_along_axis(s, best, axis=-1)
+    idx = xp.take_along_axis(order, best, axis=-1)  # stable sort: the run's end is the last occurrence
+    values, idx = xp.moveaxis(values, -1, d), xp.moveaxis(idx, -1, d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    return _select_result("mode", input, d, values, idx, keepdim, ModeBackward0)
+
+
+# --------------------------------------------------------------------------------------------------- cummax/cummin
+def _cum_extreme(input, dim, largest, fname, node_cls):
+    check_tensor(input, "input", fname)
+    _no_complex(input, fname)
+    data = input._data
+    xp = input._xp
+    if data.ndim == 0:
+        normalize_dim(dim, 0)
+        return _select_result(fname, input, 0, data.copy(), xp.zeros((), dtype=np.int64), True, node_cls)
+    d = _dim_of(input, dim)
+    if data.dtype.kind == "b":
+        work = data.astype(np.uint8)
+    else:
+        work = data
+    ufunc = xp.maximum if largest else xp.minimum
+    values = ufunc.accumulate(work, axis=d)  # NaN propagates, as in PyTorch
+    # an index moves to every position that reaches (ties: the latest) the running extreme, or that is NaN
+    hit = work == values
+    if work.dtype.kind == "f":
+        hit |= xp.isnan(work)
+    shape = [1] * data.ndim
+    shape[d] = data.shape[d]
+    pos = np.arange(data.shape[d]).reshape(shape)
+    idx = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=d)
+    return _select_result(fname, input, d, values.astype(data.dtype, copy=False), idx, True, node_cls)
+
+
+@tensor_method()
+def cummax(input, dim):
+    """The running maximum along ``dim`` and the index where it was reached: ``(values, indices)``."""
+    return _cum_extreme(input, dim, True, "cummax", CummaxBackward0)
+
+
+@tensor_method()
+def cummin(input, dim):
+    """The running minimum along ``dim`` and the index where it was reached: ``(values, indices)``."""
+    return _cum_extreme(input, dim, False, "cummin", CumminBackward0)
+
+
+# ---------------------------------------------------------------------------------------------------------- unique
+def _int64(arr, xp):
+    return wrap(xp.asarray(arr).astype(np.int64, copy=False))
+
+
+@tensor_method()
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct elements of ``input`` (sorted), or the distinct slices along ``dim``.
+
+    With ``return_inverse`` also the index of each input element (slice) in the output; with ``return_counts``
+    the number of occurrences of each output element. Returns a tensor, or a tuple when either flag is set.
+    """
+    check_tensor(input, "input", "unique")
+    data = input._data
+    xp = input._xp
+    if dim is None:
+        res = xp.unique(data.reshape(-1), return_inverse=return_inverse, return_counts=return_counts)
+    else:
+        d = _dim_of(input, dim)
+        if data.shape[d] == 0 and data.size == 0:
+            res = (data,) + ((xp.zeros(0, dtype=np.int64),) if return_inverse else ()) + \
+                ((xp.zeros(0, dtype=np.int64),) if return_counts else ())
+        else:
+            res = xp.unique(data, return_inverse=return_inverse, return_counts=return_counts, axis=d)
+    if not (return_inverse or return_counts):
+        return wrap(res)
+    out = [wrap(res[0])]
+    i = 1
+    if return_inverse:
+        inv = res[i]
+        inv = inv.reshape(data.shape) if dim is None else inv.reshape(-1)
+        out.append(_int64(inv, xp))
+        i += 1
+    if return_counts:
+        out.append(_int64(res[i], xp))
+    return tuple(out)
+
+
+@tensor_method()
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse every run of consecutive equal elements (or slices along ``dim``) to one.
+
+    Options as :func:`unique`; the output keeps the input order.
+    """
+    check_tensor(input, "input", "unique_consecutive")
+    data = input._data
+    xp = input._xp
+    if dim is None:
+        flat = data.reshape(-1)
+        starts = xp.ones(flat.shape, dtype=bool)
+        if flat.size:
+            starts[1:] = flat[1:] != flat[:-1]
+        values = flat[starts]
+        inv_shape = data.shape
+    else:
+        d = _dim_of(input, dim)
+        moved = xp.moveaxis(data, d, 0)
+        rows = moved.reshape(moved.shape[0], -1)
+        starts = xp.ones(rows.shape[0], dtype=bool)
+        if rows.shape[0] > 1:
+            starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        values = xp.moveaxis(moved[starts], 0, d)
+        inv_shape = (data.shape[d],)
+    if not (return_inverse or return_counts):
+        return wrap(values)
+    out = [wrap(values)]
+    if return_inverse:
+        out.append(_int64((xp.cumsum(starts) - 1).reshape(inv_shape), xp))
+    if return_counts:
+        bounds = xp.concatenate([xp.flatnonzero(starts), xp.asarray([starts.size])])
+        out.append(_int64(xp.diff(bounds), xp))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------------------------- counting
+@tensor_method()
+def bincount(input, weights=None, minlength=0) -> Tensor:
+    """Count the occurrences of each value of a 1-D non-negative integer tensor (summing ``weights`` instead).
+
+    The output has ``max(max(input) + 1, minlength)`` bins; int64 without weights, float32 for float32 weights and
+    float64 for other weights.
+    """
+    check_tensor(input, "input", "bincount")
+    data = input._data
+    xp = input._xp
+    if data.ndim != 1 or data.dtype.kind not in "iub" or (data.size and data.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError(f"minlength should be >= 0")
+    if weights is None:
+        return _int64(xp.bincount(data, minlength=minlength), xp)
+    check_tensor(weights, "weights", "bincount")
+    w = weights._data
+    if w.shape != data.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dtype = np.float32 if w.dtype == np.float32 else np.float64
+    return wrap(xp.bincount(data, weights=w, minlength=minlength).astype(out_dtype))
+
+
+def _float_check(input, fname):
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{fname}: input tensor must be floating point, but got {input.dtype.scalar_name}")
+
+
+@tensor_method()
+def histc(input, bins=100, min=0, max=0) -> Tensor:
+    """A histogram of ``input`` with ``bins`` equal-width bins over ``[min, max]``.
+
+    ``min == max`` (the default) uses the data's minimum and maximum. Elements outside the range are ignored; the
+    last bin includes ``max``. The result has the input's dtype.
+    """
+    check_tensor(input, "input", "histc")
+    _float_check(input, "torch.histc")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    data = input._data.reshape(-1)
+    xp = input._xp
+    data = data[~xp.isnan(data)]
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {lo} max {hi}")
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc(): range of [{lo}, {hi}] is not finite")
+    counts, _ = np.histogram(data, bins=int(bins), range=(lo, hi))
+    return wrap(xp.asarray(counts, dtype=input._data.dtype))
+
+
+@tensor_method()
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """A histogram of ``input``: ``(hist, bin_edges)``.
+
+    ``bins`` is a number of equal-width bins (over ``range``, default the data's min and max) or a 1-D tensor of
+    increasing bin edges. ``weight`` weights each element; ``density`` normalises the histogram to integrate to 1.
+    """
+    check_tensor(input, "input", "histogram")
+    _float_check(input, "torch.histogram")
+    data = input._data.reshape(-1)
+    xp = input._xp
+    w = None
+    if weight is not None:
+        check_tensor(weight, "weight", "histogram")
+        if weight._data.shape != input._data.shape:
+            raise RuntimeError("histogram(): if weight tensor is provided it should have the same shape as the "
+                               "input tensor")
+        w = weight._data.reshape(-1)
+    if isinstance(bins, Tensor):
+        edges = bins._data
+        if edges.ndim != 1:
+            raise RuntimeError(f"histogram(): bins tensor should have one dimension, but got {edges.ndim} dimensions")
+        hist, edges = np.histogram(data, bins=edges, weights=w, density=density)
+    else:
+        if int(bins) <= 0:
+            raise RuntimeError(f"histogram(): bins must be > 0, but got {bins} for dimension 0")
+        rng = None
+        if range is not None:
+            rng = (float(range[0]), float(range[1]))
+            if rng[0] > rng[1]:
+                raise RuntimeError(f"histogram(): min should not exceed max, but got min {rng[0]} max {rng[1]}")
+        elif data.size == 0:
+            rng = (0.0, 1.0)
+        hist, edges = np.histogram(data, bins=int(bins), range=rng, weights=w, density=density)
+    dtype = input._data.dtype
+    return _Histogram(wrap(xp.asarray(hist, dtype=dtype)), wrap(xp.asarray(edges, dtype=dtype)))
+
+
+# -------------------------------------------------------------------------------------------------- binary search
+def _side(right, side):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        return side
+    return "right" if right else "left"
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None) -> Tensor:
+    """For each value of ``input``, the index where it would be inserted into ``sorted_sequence`` to keep it sorted.
+
+    ``sorted_sequence`` is 1-D, or N-D with one sorted row per leading index of ``input`` (same leading dims).
+    ``right``/``side="right"`` returns the index after equal elements. ``sorter`` gives the indices that sort an
+    unsorted ``sorted_sequence``. ``input`` may be a Python number (the result is then 0-d).
+    """
+    check_tensor(sorted_sequence, "sorted_sequence", "searchsorted")
+    seq = sorted_sequence._data
+    xp = sorted_sequence._xp
+    scalar = not isinstance(input, Tensor)
+    vals = xp.asarray(input, dtype=seq.dtype) if scalar else input._data
+    which = _side(right, side)
+    if sorter is not None:
+        srt = sorter._data if isinstance(sorter, Tensor) else xp.asarray(sorter)
+        if srt.shape != seq.shape:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(seq.shape)}and got sorter tensor {list(srt.shape)}")
+        seq = xp.take_along_axis(seq, srt.astype(np.int64), axis=-1)
+    out_dtype = np.int32 if out_int32 else np.int64
+    if seq.ndim == 1:
+        res = xp.searchsorted(seq, vals, side=which)
+    else:
+        if scalar or vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]:
+            raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                               f"boundaries tensor {list(seq.shape)} and input value tensor "
+                               f"{list(vals.shape) if not scalar else []}")
+        rows_s = seq.reshape(-1, seq.shape[-1])
+        rows_v = vals.reshape(-1, vals.shape[-1])
+        res = xp.empty(rows_v.shape, dtype=np.int64)
+        for i in range(rows_s.shape[0]):
+            res[i] = xp.searchsorted(rows_s[i], rows_v[i], side=which)
+        res = res.reshape(vals.shape)
+    return wrap(xp.asarray(res).astype(out_dtype))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
+    """The index of the bucket of each element of ``input`` given 1-D increasing ``boundaries``.
+
+    With ``right=False`` bucket ``i`` holds ``boundaries[i-1] < x <= boundaries[i]``; with ``right=True``
+    ``boundaries[i-1] <= x < boundaries[i]``.
+    """
+    check_tensor(boundaries, "boundaries", "bucketize")
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# ----------------------------------------------------------------------------------------------------------- diff
+@tensor_method()
+def diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor:
+    """The ``n``-th forward difference along ``dim``: ``out[i] = input[i + 1] - input[i]`` (XOR for bool).
+
+    ``prepend``/``append`` are concatenated along ``dim`` first.
+    """
+    check_tensor(input, "input", "diff")
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _dim_of(input, dim)
+    from .shape import cat
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x._data.shape[d]
+        if length == 0:
+            break
+        hi, lo = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = hi.logical_xor(lo) if x._data.dtype.kind == "b" else hi - lo
+    return x
+
+
+# ------------------------------------------------------------------------------------------------------ diagonals
+def _diag_dims(ndim, offset, dim1, dim2, fname):
+    d1, d2 = normalize_dim(dim1, ndim), normalize_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"{fname}(): dimension1 and dimension2 cannot be identical: {dim1}, {dim2}")
+    return d1, d2
+
+
+def _diagonal_view(data: np.ndarray, offset: int, d1: int, d2: int, xp):
+    """A writable strided view of the ``offset`` diagonal over dims ``d1``, ``d2`` (appended as the last dim)."""
+    shape, strides = data.shape, data.strides
+    n1, n2 = shape[d1], shape[d2]
+    if offset >= 0:
+        length = max(0, min(n1, n2 - offset))
+        start = [0] * data.ndim
+        start[d2] = offset if length else 0
+    else:
+        length = max(0, min(n1 + offset, n2))
+        start = [0] * data.ndim
+        start[d1] = -offset if length else 0
+    base = data[tuple(slice(s, None) for s in start)] if length else data
+    keep = [i for i in range(data.ndim) if i not in (d1, d2)]
+    new_shape = tuple(shape[i] for i in keep) + (length,)
+    new_strides = tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],)
+    return np.lib.stride_tricks.as_strided(base, new_shape, new_strides, writeable=base.flags.writeable)
+
+
+class DiagonalBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        in_shape, offset, d1, d2 = self._ctx
+        return (_onto_diagonal(grad, in_shape, offset, d1, d2, DiagonalBackwardBackward0),)
+
+
+class DiagEmbedBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        _, offset, d1, d2 = self._ctx
+        return (diagonal(grad, offset, d1, d2),)
+
+
+class DiagonalBackwardBackward0(DiagEmbedBackward0):
+    __slots__ = ()
+
+
+def _onto_diagonal(src: Tensor, out_shape, offset, d1, d2, node_cls) -> Tensor:
+    """Zeros of ``out_shape`` with ``src`` written on the ``offset`` diagonal of dims ``d1``, ``d2``."""
+    xp = src._xp
+    out_data = xp.zeros(out_shape, dtype=src._data.dtype)
+    _diagonal_view(out_data, offset, d1, d2, xp)[...] = src._data
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and src._requires_grad:
+        node = node_cls()
+        node._ctx = (out_shape, offset, d1, d2)
+        record(node, out, src)
+    return out
+
+
+@tensor_method()
+def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
+    """A view of the diagonal with the given ``offset`` over dims ``dim1`` and ``dim2``, appended as the last dim.
+
+    ``offset > 0`` selects a diagonal above the main one, ``offset < 0`` below. Writing to the view writes to
+    ``input``.
+    """
+    check_tensor(input, "input", "diagonal")
+    data = input._data
+    if data.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {data.ndim}")
+    d1, d2 = _diag_dims(data.ndim, offset, dim1, dim2, "diagonal")
+    out = wrap(_diagonal_view(data, int(offset), d1, d2, input._xp))
+    out._version = input._ensure_version()
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = DiagonalBackward0()
+        node._ctx = (data.shape, int(offset), d1, d2)
+        record(node, out, input)
+    return out
+
+
+_diagonal = diagonal  # ``diag`` has an argument named ``diagonal``
+
+
+@tensor_method()
+def diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    """A tensor whose ``offset`` diagonals over dims ``dim1``, ``dim2`` hold the last dim of ``input``; zeros
+    elsewhere. The result has one more dimension than ``input``."""
+    check_tensor(input, "input", "diag_embed")
+    data = input._data
+    nd = data.ndim + 1
+    d1, d2 = _diag_dims(nd, offset, dim1, dim2, "diag_embed")
+    n = (data.shape[-1] if data.ndim else 1) + abs(int(offset))
+    rest = list(data.shape[:-1])
+    out_shape = []
+    for i in range(nd):
+        out_shape.append(n if i in (d1, d2) else rest.pop(0))
+    src = input if data.ndim else input.reshape(1)
+    return _onto_diagonal(src, tuple(out_shape), int(offset), d1, d2, DiagEmbedBackward0)
+
+
+@tensor_method()
+def diag(input, diagonal=0) -> Tensor:
+    """1-D input: a square matrix with ``input`` on its ``diagonal``-th diagonal. 2-D input: that diagonal (a
+    copy)."""
+    check_tensor(input, "input", "diag")
+    nd = input._data.ndim
+    if nd == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if nd == 2:
+        return _diagonal(input, diagonal, 0, 1).clone()
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
+
+
+class TraceBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        shape = self._ctx
+        k = min(shape)
+        return (_onto_diagonal(grad.expand(k), shape, 0, 0, 1, DiagonalBackwardBackward0),)
+
+
+@tensor_method()
+def trace(input) -> Tensor:
+    """The sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
+    check_tensor(input, "input", "trace")
+    data = input._data
+    if data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {data.ndim}")
+    dtype = np.int64 if data.dtype.kind in "biu" else None
+    out = wrap(input._xp.asarray(input._xp.trace(data, dtype=dtype)))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = TraceBackward0()
+        node._ctx = data.shape
+        record(node, out, input)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------- grids
+_warned_meshgrid = [False]
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids from 1-D tensors: output ``i`` varies along dim ``i`` and is constant along the others.
+
+    ``indexing="ij"`` (matrix indexing; the default, with a warning when not given) or ``"xy"`` (Cartesian: the
+    first two dims swapped). The outputs are broadcast views of the inputs.
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _warned_meshgrid[0]:
+            _warned_meshgrid[0] = True
+            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                          "argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        check_tensor(t, "tensors", "meshgrid")
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    flat = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = tuple(t._data.shape[0] for t in flat)
+    grids = []
+    for i, t in enumerate(flat):
+        view = [1] * len(flat)
+        view[i] = -1
+        grids.append(t.reshape(view).expand(shape))
+    if swap:
+        # Cartesian indexing: the grid of the first input varies along dim 1 and the second's along dim 0
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """The Cartesian product of 1-D tensors: an ``(N, k)`` tensor of all combinations (a 1-D input is returned as
+    is), in the order of ``itertools.product``."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    for t in tensors:
+        check_tensor(t, "tensors", "cartesian_prod")
+        if t._data.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    from .shape import stack
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)

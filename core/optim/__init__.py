@@ -1,1 +1,20 @@
-"""Placeholder: filled by its issue."""
+"""``ember.optim``: optimizers and learning-rate schedulers with ``torch.optim``'s API.
+
+Every optimizer updates its parameters in place with PyTorch's exact update formulas and keeps its state in
+PyTorch's ``state_dict`` layout, so checkpoints and training curves carry over. Schedulers live in
+``ember.optim.lr_scheduler``.
+"""
+from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .adamax import Adamax
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS",
+           "lr_scheduler", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]

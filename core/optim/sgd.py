@@ -1,7 +1,7 @@
 """``SGD``: stochastic gradient descent with optional (Nesterov) momentum, as ``torch.optim.SGD``."""
 from __future__ import annotations
 
-from .optimizer import (Optimizer, _array_module, as_float, check_lr, check_nonneg, np, real_view, zeros_state)
+from .optimizer import Optimizer, as_float, check_lr, check_nonneg, real_view, zeros_state
 
 __all__ = ["SGD"]
 
@@ -73,40 +73,43 @@ class SGD(Optimizer):
         return loss
 
     def _update(self, param, grad, state, lr, momentum, dampening, weight_decay, nesterov, maximize):
-        p = real_view(param._data)
-        d = real_view(grad._data)
-        xp = np if type(p) is np.ndarray else _array_module(p)
-        s0, s1 = self._scratch(p, 2)
-        if maximize:
-            xp.negative(d, out=s0)
-            d = s0
-        if weight_decay != 0:
-            xp.multiply(p, weight_decay, out=s1)
-            xp.add(s1, d, out=s1)
-            d = s1
-        free = s1 if d is s0 else s0  # a scratch array not holding d
+        buf, first = None, False
         if momentum != 0:
             buf_t = state.get("momentum_buffer")
             if buf_t is None:
-                buf_t = zeros_state(param)
-                real_view(buf_t._data)[...] = d
-                state["momentum_buffer"] = buf_t
-                buf = real_view(buf_t._data)
-            else:
-                buf = real_view(buf_t._data)
-                buf *= momentum
-                if dampening != 0:
-                    xp.multiply(d, 1 - dampening, out=free)
-                    buf += free
-                else:
-                    buf += d
-            if nesterov:
-                xp.multiply(buf, momentum, out=free)
-                free += d
-                d = free
-            else:
-                d = buf
-        target = d if (d is s0 or d is s1) else free
-        xp.multiply(d, -lr, out=target)
-        p += target
+                buf_t = state["momentum_buffer"] = zeros_state(param)
+                first = True
+            buf = real_view(buf_t._data)
+        arrays = [real_view(param._data), real_view(grad._data), buf]
+        self._run_blocked(_sgd_kernel, arrays, 2, (lr, momentum, dampening, weight_decay, nesterov, maximize, first))
         param._bump_version()
+
+
+def _sgd_kernel(xp, p, d, buf, s0, s1, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
+    if maximize:
+        xp.negative(d, out=s0)
+        d = s0
+    if weight_decay != 0:
+        xp.multiply(p, weight_decay, out=s1)
+        xp.add(s1, d, out=s1)
+        d = s1
+    free = s1 if d is s0 else s0  # a scratch array not holding d
+    if buf is not None:
+        if first:  # the buffer starts as the (decayed) gradient itself
+            buf[...] = d
+        else:
+            buf *= momentum
+            if dampening != 0:
+                xp.multiply(d, 1 - dampening, out=free)
+                buf += free
+            else:
+                buf += d
+        if nesterov:
+            xp.multiply(buf, momentum, out=free)
+            free += d
+            d = free
+        else:
+            d = buf
+    target = d if (d is s0 or d is s1) else free
+    xp.multiply(d, -lr, out=target)
+    p += target

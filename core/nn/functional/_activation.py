@@ -1,2 +1,640 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Activation functions of ``ember.nn.functional``: ReLU family, smooth rectifiers, shrinkage, softmax family.
+
+Functions that PyTorch also exposes at the top level (``relu``, ``sigmoid``, ``tanh``) reuse the core ops. The
+others are fused: one NumPy pass forward, and a backward node whose rule is written with ember ops, so second-order
+gradients (``create_graph=True``) come for free. Piecewise-linear activations save a constant slope mask: their
+second derivative is zero almost everywhere, which is exactly what differentiating ``grad * mask`` gives.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ...autograd.graph import Node
+from ...ops import math as _m
+from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
+from ...random import _gen
+
+__all__ = ["threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
+           "leaky_relu_", "prelu", "rrelu", "rrelu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu",
+           "mish", "sigmoid", "tanh", "tanhshrink", "softsign", "softplus", "hardswish", "hardsigmoid", "logsigmoid",
+           "hardshrink", "softshrink", "glu", "softmax", "log_softmax", "softmin", "gumbel_softmax"]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _check(input, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"\"{fn}\" not implemented for '{input.dtype.scalar_name}'")
+
+
+# ------------------------------------------------------------------------------------------ piecewise linear
+class _SlopeBackward(Node):
+    """Backward of a piecewise-linear activation: ``grad * slope`` with the slope array saved at forward."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad * wrap(self._ctx),)
+
+
+class ThresholdBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class HardtanhBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class LeakyReluBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class HardshrinkBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class SoftshrinkBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class HardsigmoidBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+class RreluWithNoiseBackward0(_SlopeBackward):
+    __slots__ = ()
+
+
+def _piecewise(input, out_data, slope, node_cls):
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = node_cls()
+        node._ctx = slope
+        record(node, out, input)
+    return out
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``y = x if x > threshold else value``."""
+    _check(input, "threshold")
+    if inplace:
+        return apply_inplace(input, _threshold, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, thr, value):
+    x = input._data
+    mask = x > thr
+    out = np.where(mask, x, np.asarray(value, dtype=x.dtype))
+    return _piecewise(input, out, mask.astype(x.dtype), ThresholdBackward0)
+
+
+def threshold_(input, threshold, value):
+    """In-place :func:`threshold`."""
+    return apply_inplace(input, _threshold, threshold, value)
+
+
+def relu(input, inplace=False):
+    """``max(0, x)`` elementwise."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"relu(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if inplace:
+        return apply_inplace(input, _m.relu)
+    return _m.relu(input)
+
+
+def relu_(input):
+    """In-place :func:`relu`."""
+    return apply_inplace(input, _m.relu)
+
+
+def _hardtanh(input, min_val, max_val):
+    x = input._data
+    out = np.clip(x, min_val, max_val)
+    slope = ((x > min_val) & (x < max_val)).astype(x.dtype)
+    return _piecewise(input, out, slope, HardtanhBackward0)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamp ``x`` to ``[min_val, max_val]`` (gradient 1 inside, 0 outside)."""
+    _check(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return apply_inplace(input, _hardtanh, min_val, max_val)
+    return _hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place :func:`hardtanh`."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    """``min(max(0, x), 6)``."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _leaky_relu(input, negative_slope):
+    x = input._data
+    pos = x > 0
+    slope = np.where(pos, np.asarray(1, x.dtype), np.asarray(negative_slope, x.dtype))
+    return _piecewise(input, x * slope, slope, LeakyReluBackward0)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """``x if x > 0 else negative_slope * x``."""
+    _check(input, "leaky_relu")
+    if inplace:
+        return apply_inplace(input, _leaky_relu, negative_slope)
+    return _leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place :func:`leaky_relu`."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def prelu(input, weight):
+    """``x if x > 0 else weight * x`` with a learnable slope per channel (dim 1) or one shared slope."""
+    _check(input, "prelu")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"prelu(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    n = weight.numel()
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if n != 1:
+        channels = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim == 1 else 1)
+        if input.ndim == 0 or channels != n:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                               f"and channel size = {channels}.")
+        shape = [1] * input.ndim
+        shape[1 if input.ndim >= 2 else 0] = n
+        w = weight.reshape(shape)
+    else:
+        w = weight.reshape(())
+    x = input._data
+    pos = (x > 0).astype(x.dtype)
+    # x * pos + (x * neg) * w: exact first and second derivatives in both x and w
+    return input * wrap(pos) + (input * wrap(1 - pos)) * w
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, generator=None):
+    """Randomized leaky ReLU: in training the negative slope is drawn from U(lower, upper) per element; in
+    evaluation it is ``(lower + upper) / 2``."""
+    _check(input, "rrelu")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+
+    def fn(t):
+        x = t._data
+        a = _gen(generator).uniform(lower, upper, x.shape).astype(x.dtype)
+        slope = np.where(x >= 0, np.asarray(1, x.dtype), a)
+        return _piecewise(t, x * slope, slope, RreluWithNoiseBackward0)
+    return apply_inplace(input, fn) if inplace else fn(input)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def hardshrink(input, lambd=0.5):
+    """``x if |x| > lambd else 0``."""
+    _check(input, "hardshrink")
+    x = input._data
+    mask = (x > lambd) | (x < -lambd)
+    return _piecewise(input, np.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
+
+
+def softshrink(input, lambd=0.5):
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 in between."""
+    _check(input, "softshrink")
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    x = input._data
+    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
+    return _piecewise(input, out, ((x > lambd) | (x < -lambd)).astype(x.dtype), SoftshrinkBackward0)
+
+
+def hardsigmoid(input, inplace=False):
+    """``relu6(x + 3) / 6``."""
+    _check(input, "hardsigmoid")
+
+    def fn(t):
+        x = t._data
+        out = np.clip(x / 6 + 0.5, 0, 1).astype(x.dtype)
+        slope = (((x > -3) & (x < 3)) / 6).astype(x.dtype)
+        return _piecewise(t, out, slope, HardsigmoidBackward0)
+    return apply_inplace(input, fn) if inplace else fn(input)
+
+
+# ------------------------------------------------------------------------------------------ smooth rectifiers
+class EluBackward0(Node):
+    """ELU family backward: slope 1 where x > 0, else ``scale * alpha * exp(x / input_scale) * input_scale'``
+    expressed through the saved output, so create_graph differentiates it again."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        pos, alpha, scale, input_scale = self._ctx
+        out = self.saved_output()
+        pos_t = wrap(pos)
+        # negative branch: out = scale * alpha * (exp(x * input_scale) - 1)
+        # d out/dx = input_scale * (out + scale * alpha)
+        neg_slope = (out + scale * alpha) * input_scale
+        return (grad * (pos_t * scale + (1 - pos_t) * neg_slope),)
+
+
+def _elu_like(input, alpha, scale, input_scale):
+    x = input._data
+    pos = x > 0
+    neg = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
+    out = wrap(np.where(pos, x * scale, neg).astype(x.dtype))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = EluBackward0()
+        node._ctx = (pos.astype(x.dtype), alpha, scale, input_scale)
+        node.save_output(out)
+        record(node, out, input)
+    return out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """``x if x > 0 else alpha * (exp(x) - 1)``."""
+    _check(input, "elu")
+    if inplace:
+        return apply_inplace(input, _elu_like, alpha, 1.0, 1.0)
+    return _elu_like(input, alpha, 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    """In-place :func:`elu`."""
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    """``scale * elu(x, alpha)`` with the self-normalising constants (alpha ~ 1.6733, scale ~ 1.0507)."""
+    _check(input, "selu")
+    if inplace:
+        return apply_inplace(input, _elu_like, _SELU_ALPHA, _SELU_SCALE, 1.0)
+    return _elu_like(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input):
+    """In-place :func:`selu`."""
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    _check(input, "celu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: celu alpha must not be 0")
+    if inplace:
+        return apply_inplace(input, _elu_like, alpha, 1.0, 1.0 / alpha)
+    return _elu_like(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
+    return celu(input, alpha, inplace=True)
+
+
+_SQRT_2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+class GeluBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        approximate = self._ctx
+        if not GRAD_ENABLED[0]:
+            return (wrap(grad._data * _gelu_slope(x._data, approximate)),)
+        # composed rule (for create_graph)
+        if approximate == "tanh":
+            inner = (x + x * x * x * _GELU_C) * _SQRT_2_OVER_PI
+            t = _m.tanh(inner)
+            d_inner = (x * x * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
+            slope = (t + 1) * 0.5 + x * 0.5 * (1 - t * t) * d_inner
+        else:
+            cdf = (_m.erf(x * (1 / _SQRT_2)) + 1) * 0.5
+            pdf = _m.exp(x * x * -0.5) * _INV_SQRT_2PI
+            slope = cdf + x * pdf
+        return (grad * slope,)
+
+
+def _erf_array(a):
+    return _m.erf(wrap(a))._data
+
+
+def _gelu_slope(x, approximate):
+    if approximate == "tanh":
+        inner = _SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)
+        t = np.tanh(inner)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * x * x)
+    cdf = 0.5 * (1 + _erf_array(x / _SQRT_2))
+    return cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+
+
+def gelu(input, approximate="none"):
+    """Gaussian Error Linear Unit: ``x * Phi(x)``; ``approximate='tanh'`` uses
+    ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
+    _check(input, "gelu")
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    x = input._data
+    if approximate == "tanh":
+        out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
+    else:
+        out = 0.5 * x * (1 + _erf_array(x / _SQRT_2))
+    out = wrap(out.astype(x.dtype, copy=False))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = GeluBackward0()
+        node.save(input)
+        node._ctx = approximate
+        record(node, out, input)
+    return out
+
+
+def sigmoid(input):
+    """``1 / (1 + exp(-x))``."""
+    return _m.sigmoid(input)
+
+
+def tanh(input):
+    """Hyperbolic tangent."""
+    return _m.tanh(input)
+
+
+def silu(input, inplace=False):
+    """``x * sigmoid(x)`` (also called swish)."""
+    _check(input, "silu")
+
+    def fn(t):
+        return t * _m.sigmoid(t)
+    return apply_inplace(input, fn) if inplace else fn(input)
+
+
+def mish(input, inplace=False):
+    """``x * tanh(softplus(x))``."""
+    _check(input, "mish")
+
+    def fn(t):
+        return t * _m.tanh(softplus(t))
+    return apply_inplace(input, fn) if inplace else fn(input)
+
+
+def hardswish(input, inplace=False):
+    """``x * relu6(x + 3) / 6``."""
+    _check(input, "hardswish")
+
+    def fn(t):
+        x = t._data
+        lo, hi = x <= -3, x >= 3
+        mid = ~(lo | hi)
+        out = np.where(hi, x, np.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
+        res = wrap(out)
+        if GRAD_ENABLED[0] and t._requires_grad:
+            node = HardswishBackward0()
+            node.save(t)
+            node._ctx = (mid.astype(x.dtype), hi.astype(x.dtype))
+            record(node, res, t)
+        return res
+    return apply_inplace(input, fn) if inplace else fn(input)
+
+
+class HardswishBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        mid, hi = self._ctx
+        # slope (2x + 3) / 6 in the middle segment, 1 above it, 0 below it
+        return (grad * (wrap(mid) * (x * (1 / 3) + 0.5) + wrap(hi)),)
+
+
+def tanhshrink(input):
+    """``x - tanh(x)``."""
+    _check(input, "tanhshrink")
+    return input - _m.tanh(input)
+
+
+def softsign(input):
+    """``x / (1 + |x|)``."""
+    _check(input, "softsign")
+    return input / (input.abs() + 1)
+
+
+class SoftplusBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        beta, thr = self._ctx
+        xd = x._data
+        linear = (xd * beta) > thr
+        if not GRAD_ENABLED[0]:
+            with np.errstate(over="ignore"):
+                s = 1.0 / (1.0 + np.exp(-np.where(linear, 0, xd * beta)))
+            slope = np.where(linear, 1, s).astype(xd.dtype)
+            return (wrap(grad._data * slope),)
+        lin = wrap(linear.astype(xd.dtype))
+        return (grad * (lin + (1 - lin) * _m.sigmoid(x * beta)),)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta x)) / beta``, reverting to ``x`` where ``beta x > threshold`` for numerical stability."""
+    _check(input, "softplus")
+    x = input._data
+    bx = x * beta
+    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+    out = wrap(out)
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = SoftplusBackward0()
+        node.save(input)
+        node._ctx = (beta, threshold)
+        record(node, out, input)
+    return out
+
+
+class LogSigmoidBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        # d/dx log(sigmoid(x)) = sigmoid(-x)
+        if not GRAD_ENABLED[0]:
+            xd = x._data
+            e = np.exp(-np.abs(xd))
+            s = np.where(xd >= 0, e / (1 + e), 1 / (1 + e)).astype(xd.dtype)
+            return (wrap(grad._data * s),)
+        return (grad * _m.sigmoid(-x),)
+
+
+def logsigmoid(input):
+    """``log(1 / (1 + exp(-x)))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``."""
+    _check(input, "log_sigmoid")
+    x = input._data
+    out = wrap((np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = LogSigmoidBackward0()
+        node.save(input)
+        record(node, out, input)
+    return out
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: split ``input`` in halves ``a, b`` along ``dim`` and return ``a * sigmoid(b)``."""
+    _check(input, "glu")
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    n = input.shape[d]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")
+    a, b = input.chunk(2, d)
+    return a * _m.sigmoid(b)
+
+
+# ---------------------------------------------------------------------------------------------- softmax family
+def _softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _axis(dim, ndim, fn):
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{fn}(): argument 'dim' must be int, not {type(dim).__name__}")
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    if dim < lo or dim > hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def _prep(input, dim, dtype, fn, stacklevel):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dim = _softmax_dim(fn, input.ndim, stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    elif input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"\"{fn}_lastdim_kernel_impl\" not implemented for '{input.dtype.scalar_name}'")
+    return input, _axis(dim, input.ndim, fn)
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        axis = self._ctx
+        y = self.saved_output()
+        if not GRAD_ENABLED[0]:
+            g, yd = grad._data, y._data
+            gy = g * yd
+            return (wrap(gy - yd * gy.sum(axis=axis, keepdims=True)),)
+        gy = grad * y
+        return (gy - y * gy.sum(axis, keepdim=True),)
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        axis = self._ctx
+        y = self.saved_output()
+        if not GRAD_ENABLED[0]:
+            g = grad._data
+            return (wrap(g - np.exp(y._data) * g.sum(axis=axis, keepdims=True)),)
+        return (grad - _m.exp(y) * grad.sum(axis, keepdim=True),)
+
+
+def _softmax_array(x, axis):
+    if x.ndim == 0:
+        return np.ones_like(x)
+    e = x - x.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_array(x, axis):
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    z = x - x.max(axis=axis, keepdims=True)
+    z -= np.log(np.exp(z).sum(axis=axis, keepdims=True))
+    return z
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``exp(x_i) / sum_j exp(x_j)`` along ``dim`` (computed with the max subtracted, so it cannot overflow).
+
+    Args:
+        input (Tensor): input.
+        dim (int): the dimension that sums to 1.
+        dtype: cast the input to this dtype first.
+    """
+    input, axis = _prep(input, dim, dtype, "softmax", _stacklevel)
+    out = wrap(_softmax_array(input._data, axis))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = SoftmaxBackward0()
+        node._ctx = axis
+        node.save_output(out)
+        record(node, out, input)
+    return out
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``log(softmax(x))`` along ``dim``, computed in one stable pass (``x - max - log(sum(exp(x - max)))``)."""
+    input, axis = _prep(input, dim, dtype, "log_softmax", _stacklevel)
+    out = wrap(_log_softmax_array(input._data, axis))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = LogSoftmaxBackward0()
+        node._ctx = axis
+        node.save_output(out)
+        record(node, out, input)
+    return out
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-x)`` along ``dim``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"softmin(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    return softmax(-input, dim)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1, generator=None):
+    """Sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with Gumbel noise ``g``.
+
+    With ``hard=True`` the result is one-hot in the forward pass but differentiates like the soft sample
+    (straight-through estimator).
+    """
+    if not isinstance(logits, Tensor):
+        raise TypeError(f"gumbel_softmax(): argument 'logits' must be Tensor, not {type(logits).__name__}")
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    x = logits._data
+    gumbels = -np.log(_gen(generator).exponential(1.0, x.shape)).astype(x.dtype)
+    y_soft = softmax((logits + wrap(gumbels)) / tau, dim)
+    if not hard:
+        return y_soft
+    axis = _axis(dim, logits.ndim, "gumbel_softmax")
+    idx = y_soft._data.argmax(axis=axis)
+    y_hard = np.zeros_like(y_soft._data)
+    np.put_along_axis(y_hard, np.expand_dims(idx, axis), 1, axis=axis)
+    return wrap(y_hard) - y_soft.detach() + y_soft

@@ -18,7 +18,7 @@ from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, record_multi, sum_to, wrap
 from ...random import _gen
 
-__all__ = ["scaled_dot_product_attention"]
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 
 # ------------------------------------------------------------------------------------------------------- helpers
@@ -266,3 +266,255 @@ def _group_mask(mask, heads_q, heads_k, group):
     if mask.ndim >= 3:
         return mask.unsqueeze(-3)
     return mask
+
+
+# ------------------------------------------------------------------------------------- multi-head attention
+def _none_or_dtype(mask):
+    """The dtype of an optional mask (used to warn about mismatched mask types)."""
+    if mask is None:
+        return None
+    if isinstance(mask, Tensor):
+        return mask.dtype
+    raise RuntimeError("input to _canonical_mask is not a Tensor or None")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """Turn a bool mask (``True`` = masked out) into an additive float mask (``-inf`` there, ``0`` elsewhere).
+
+    Float masks are returned as they are (cast to ``target_type``); other dtypes are refused.
+    """
+    if mask is None:
+        return None
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{mask_name} must be a Tensor or None, got {type(mask).__name__}")
+    if mask.dtype.name == "bool":
+        xp = mask._xp
+        out = wrap(xp.where(mask._data, -np.inf, 0.0).astype(target_type.np))
+    elif mask.is_floating_point():
+        out = mask if mask.dtype == target_type else mask.to(target_type)
+    else:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", UserWarning, stacklevel=3)
+    return out
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Check the ranks of the inputs and masks; returns whether the input is batched."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise RuntimeError(f"For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                               f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise RuntimeError(f"For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                               f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise RuntimeError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                               f"found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise RuntimeError(f"For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                               f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise RuntimeError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                               f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise RuntimeError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                   f"but found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise RuntimeError(f"Expected `attn_mask` shape to be {expected} but got "
+                                       f"{tuple(attn_mask.shape)}")
+        return False
+    raise RuntimeError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                       "tensor")
+
+
+def _linear(x, weight, bias):
+    """``x @ weight^T + bias`` over the last dim, as one 2-D matmul."""
+    lead = tuple(x.shape[:-1])
+    out = x.reshape(-1, x.shape[-1]) @ weight.mT
+    if bias is not None:
+        out = out + bias
+    return out.reshape(lead + (weight.shape[0],))
+
+
+def _pad_last(mask, value=0.0):
+    """Append one column of ``value`` to a float mask (for the extra bias_k / zero-attention key)."""
+    from ... import ops
+    col = wrap(mask._xp.full(tuple(mask.shape[:-1]) + (1,), value, dtype=mask._data.dtype))
+    return ops.cat([mask, col], -1)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    r"""The computation of :class:`~ember.nn.MultiheadAttention` (sequence-first layout).
+
+    Args:
+        query: :math:`(L, E)` or :math:`(L, N, E)`. key, value: :math:`(S, E_k)` / :math:`(S, N, E_k)`.
+        embed_dim_to_check: the expected ``E``; num_heads: the number of heads (``E`` divisible by it).
+        in_proj_weight, in_proj_bias: the packed ``(3E, E)`` / ``(3E)`` input projection (q, k, v stacked).
+        bias_k, bias_v: optional ``(1, 1, E)`` biases appended to the key and value sequences.
+        add_zero_attn: append a zero key and value to the sequences.
+        dropout_p: dropout on the attention weights (only when ``training``).
+        out_proj_weight, out_proj_bias: the output projection.
+        key_padding_mask: :math:`(N, S)` (or :math:`(S)`): ``True`` (or a float added to the scores) marks keys
+            to ignore.
+        need_weights: also return the attention weights.
+        attn_mask: :math:`(L, S)` or :math:`(N \cdot num\_heads, L, S)`; bool ``True`` = not allowed to attend,
+            float = added to the scores.
+        use_separate_proj_weight: use ``q_proj_weight``, ``k_proj_weight``, ``v_proj_weight`` (for ``kdim`` /
+            ``vdim`` different from ``E``) instead of ``in_proj_weight``.
+        static_k, static_v: precomputed keys/values, :math:`(N \cdot num\_heads, S, E / num\_heads)`.
+        average_attn_weights: average the returned weights over the heads.
+        is_causal: a hint that ``attn_mask`` is the causal mask.
+
+    Returns:
+        ``(attn_output, attn_weights)``: :math:`(L, N, E)` and, if ``need_weights``, :math:`(N, L, S)` (averaged) or
+        :math:`(N, num\_heads, L, S)`, else ``None``. Unbatched inputs give unbatched outputs.
+    """
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    target_type = query.dtype
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       target_type)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # trust the hint: the fused kernel builds the causal mask itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", target_type, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise RuntimeError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise RuntimeError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise RuntimeError(f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
+                               f"{tuple(value.shape[:2])}")
+    elif tuple(key.shape) != tuple(value.shape):
+        raise RuntimeError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+
+    # input projections, in the (seq, batch, embed) layout
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise RuntimeError("use_separate_proj_weight is False but in_proj_weight is None")
+        if query is key and key is value:  # self-attention: one matmul for q, k and v
+            q, k, v = _linear(query, in_proj_weight, in_proj_bias).reshape(tgt_len, bsz, 3, embed_dim).unbind(2)
+        else:
+            w_q, w_kv = in_proj_weight[:embed_dim], in_proj_weight[embed_dim:]
+            b_q = b_kv = None
+            if in_proj_bias is not None:
+                b_q, b_kv = in_proj_bias[:embed_dim], in_proj_bias[embed_dim:]
+            q = _linear(query, w_q, b_q)
+            if key is value:
+                k, v = _linear(key, w_kv, b_kv).reshape(src_len, bsz, 2, embed_dim).unbind(2)
+            else:
+                k = _linear(key, w_kv[:embed_dim], None if b_kv is None else b_kv[:embed_dim])
+                v = _linear(value, w_kv[embed_dim:], None if b_kv is None else b_kv[embed_dim:])
+    else:
+        for name, w in (("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
+                        ("v_proj_weight", v_proj_weight)):
+            if w is None:
+                raise RuntimeError(f"use_separate_proj_weight is True but {name} is None")
+        b_q = b_k = b_v = None
+        if in_proj_bias is not None:
+            b_q, b_k, b_v = (in_proj_bias[:embed_dim], in_proj_bias[embed_dim:2 * embed_dim],
+                             in_proj_bias[2 * embed_dim:])
+        q = _linear(query, q_proj_weight, b_q)
+        k = _linear(key, k_proj_weight, b_k)
+        v = _linear(value, v_proj_weight, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    from ... import ops
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None or static_v is not None:
+            raise RuntimeError("bias cannot be added to static key/value.")
+        k = ops.cat([k, bias_k.expand(1, bsz, embed_dim)], 0)
+        v = ops.cat([v, bias_v.expand(1, bsz, embed_dim)], 0)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    elif (bias_k is None) != (bias_v is None):
+        raise RuntimeError("bias_k and bias_v must both be given or both be None")
+
+    # split heads: (seq, batch, embed) -> (batch, heads, seq, head_dim)
+    q = q.reshape(tgt_len, bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+    k = _heads(k, static_k, "static_k", bsz, num_heads, head_dim)
+    v = _heads(v, static_v, "static_v", bsz, num_heads, head_dim)
+    if add_zero_attn:
+        zeros = wrap(k._xp.zeros((bsz, num_heads, 1, head_dim), dtype=k._data.dtype))
+        k = ops.cat([k, zeros], 2)
+        v = ops.cat([v, zeros], 2)
+        if attn_mask is not None:
+            attn_mask = _pad_last(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.shape[2]
+
+    mask = None
+    if attn_mask is not None:
+        mask = attn_mask.reshape(bsz, num_heads, tgt_len, src_len) if attn_mask.dim() == 3 else attn_mask
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise RuntimeError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                               f"{tuple(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len)
+        mask = kpm if mask is None else mask + kpm
+    if not training:
+        dropout_p = 0.0
+    const_mask = None
+    if is_causal and mask is None:
+        const_mask = q._xp.where(_causal_keep(tgt_len, src_len, q._xp), 0, -np.inf).astype(q._data.dtype)
+    out, weights = _attention(q, k, v, mask, const_mask, float(dropout_p), 1.0 / math.sqrt(head_dim),
+                              need_weights)
+    # (batch, heads, L, head_dim) -> (L, batch, embed)
+    out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, embed_dim)
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(dim=1)
+    if not is_batched:
+        out = out.squeeze(1)
+        if weights is not None:
+            weights = weights.squeeze(0)
+    return out, weights
+
+
+def _heads(x, static, name, bsz, num_heads, head_dim):
+    """(S, N, E) -> (N, heads, S, head_dim), or the given static keys/values (N * heads, S, head_dim)."""
+    if static is None:
+        return x.reshape(x.shape[0], bsz, num_heads, head_dim).permute(1, 2, 0, 3)
+    if static.shape[0] != bsz * num_heads:
+        raise RuntimeError(f"expecting {name}.size(0) of {bsz * num_heads}, but got {static.shape[0]}")
+    if static.shape[2] != head_dim:
+        raise RuntimeError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
+    return static.reshape(bsz, num_heads, static.shape[1], head_dim)

@@ -1,2 +1,719 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Convolutions: ``conv1d``, ``conv2d``, ``conv_transpose1d``, ``conv_transpose2d``, ``unfold`` and ``fold``.
+
+The kernel works channels-last. The zero-padded input is copied once to NHWC, so one window of the image
+(``kh x kw x C`` values) is made of ``kh`` runs of ``kw*C`` contiguous numbers. The output positions are then walked
+in cache-sized blocks: each block's windows are copied into a small reused buffer (im2col) and multiplied by the
+weight in one GEMM. Keeping the column buffer in cache is what makes this faster than one huge im2col matrix: the copy
+never goes to main memory and the GEMM reads it back from cache.
+
+Backward walks the same blocks. The weight gradient is ``cols^T @ grad`` summed over blocks; the input gradient is
+``grad @ weight^T`` scattered back with ``kh*kw`` strided ``+=`` (Chainer's col2im), never ``np.add.at``.
+
+Three differentiable ops share these kernels, and each one's backward is written with the other two, so gradients of
+any order exist:
+
+* ``conv(x, w)``: the convolution (``ConvolutionBackward0``);
+* ``conv_t(a, w)``: its adjoint in ``x``, i.e. the transposed convolution;
+* ``conv_w(x, a)``: its adjoint in ``w``, i.e. the weight gradient (``ConvolutionBackwardBackward0``).
+
+Without ``create_graph`` the backward node runs the fused NumPy kernel computing both gradients in one pass.
+"""
+from __future__ import annotations
+
+import numbers
+
+from ...autograd.graph import Node
+from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
+
+# Bytes of im2col columns processed per GEMM: small enough to stay in L2/L3, large enough for an efficient GEMM.
+_BLOCK_BYTES = 1 << 21
+
+
+# ------------------------------------------------------------------------------------------------- argument helpers
+def _ntuple(value, n: int, name: str, fn: str) -> tuple:
+    """``value`` as a tuple of ``n`` ints (an int is repeated), with a clear error for anything else."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),) * n
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1 and n > 1:
+            value = tuple(value) * n
+        if len(value) == n and all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in value):
+            return tuple(int(v) for v in value)
+    raise TypeError(f"{fn}(): argument '{name}' must be an int or a tuple of {n} ints, but got {value!r}")
+
+
+def _single(value, name="value", fn="conv1d"):
+    return _ntuple(value, 1, name, fn)
+
+
+def _pair(value, name="value", fn="conv2d"):
+    return _ntuple(value, 2, name, fn)
+
+
+def _check_positive(values, name, fn):
+    if any(v <= 0 for v in values):
+        word = "stride" if name == "stride" else name
+        raise ValueError(f"{fn}(): {word} must be positive, but got {name}={values}")
+
+
+def _check_float_pair(input, weight, bias, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"{fn}(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{fn}(): expected a floating-point input, but got {input.dtype}")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same")
+    if bias is not None:
+        if not isinstance(bias, Tensor):
+            raise TypeError(f"{fn}(): argument 'bias' (position 3) must be Tensor, not {type(bias).__name__}")
+        if bias._data.dtype != input._data.dtype:
+            raise RuntimeError(f"Input type ({input.type()}) and bias type ({bias.type()}) should be the same")
+
+
+def _as_strided(xp, a, shape, strides):
+    return xp.lib.stride_tricks.as_strided(a, shape=shape, strides=strides)
+
+
+# ------------------------------------------------------------------------------------------------------- geometry
+class ConvGeometry:
+    """Everything the kernels need about a 2-D convolution, in one immutable record.
+
+    ``in_size`` is the (H, W) of the convolution's input (the output of a transposed convolution), ``out_size``
+    the (oh, ow) of its output, ``pad`` the zero padding as ``(top, bottom, left, right)``.
+    """
+
+    __slots__ = ("stride", "dilation", "pad", "groups", "kernel", "in_size", "out_size")
+
+    def __init__(self, stride, dilation, pad, groups, kernel, in_size, out_size):
+        self.stride, self.dilation, self.pad, self.groups = stride, dilation, pad, groups
+        self.kernel, self.in_size, self.out_size = kernel, in_size, out_size
+
+    @property
+    def padded_size(self):
+        (H, W), (pt, pb, pl, pr) = self.in_size, self.pad
+        return H + pt + pb, W + pl + pr
+
+
+def _out_len(size, pad_lo, pad_hi, k, s, d):
+    return (size + pad_lo + pad_hi - d * (k - 1) - 1) // s + 1
+
+
+# ------------------------------------------------------------------------------------------------- NumPy kernels
+def _blocks(n, oh, row_bytes):
+    """Yield ``(n0, n1, h0, h1)`` blocks of output rows whose im2col columns fit in ``_BLOCK_BYTES``."""
+    image_bytes = row_bytes * oh
+    if image_bytes <= _BLOCK_BYTES:
+        step = max(1, _BLOCK_BYTES // max(image_bytes, 1))
+        for n0 in range(0, n, step):
+            yield n0, min(n, n0 + step), 0, oh
+    else:
+        step = max(1, _BLOCK_BYTES // max(row_bytes, 1))
+        for i in range(n):
+            for h0 in range(0, oh, step):
+                yield i, i + 1, h0, min(oh, h0 + step)
+
+
+def _block_rows(n, oh, ow, row_bytes):
+    image_bytes = row_bytes * oh
+    if image_bytes <= _BLOCK_BYTES:
+        return min(n, max(1, _BLOCK_BYTES // max(image_bytes, 1))) * oh * ow
+    return min(oh, max(1, _BLOCK_BYTES // max(row_bytes, 1))) * ow
+
+
+def _padded_nhwc(xp, x, g: ConvGeometry):
+    """The input as a C-contiguous, zero-padded NHWC array."""
+    n, c, h, w = x.shape
+    pt, pb, pl, pr = g.pad
+    if not (pt or pb or pl or pr):
+        return xp.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    hp, wp = g.padded_size
+    out = xp.zeros((n, hp, wp, c), dtype=x.dtype)
+    out[:, pt:pt + h, pl:pl + w] = x.transpose(0, 2, 3, 1)
+    return out
+
+
+def _windows(xp, xh, g: ConvGeometry):
+    """A strided view ``(N, oh, ow, G, kh, kw, C/G)`` of the padded NHWC input: every window, no copy."""
+    n, _, _, c = xh.shape
+    sn, sh_, sw_, sc = xh.strides
+    (kh, kw), (oh, ow), (s1, s2), (d1, d2), grp = g.kernel, g.out_size, g.stride, g.dilation, g.groups
+    view = _as_strided(xp, xh, (n, oh, ow, kh, kw, grp, c // grp),
+                       (sn, s1 * sh_, s2 * sw_, d1 * sh_, d2 * sw_, (c // grp) * sc, sc))
+    return view.transpose(0, 1, 2, 5, 3, 4, 6)
+
+
+def _weight_matrix(xp, w, grp):
+    """Weight ``(F, C/G, kh, kw)`` as ``(G, kh*kw*C/G, F/G)``, matching the column layout of :func:`_windows`."""
+    f, cg, kh, kw = w.shape
+    return xp.ascontiguousarray(w.reshape(grp, f // grp, cg, kh, kw).transpose(0, 3, 4, 2, 1)).reshape(
+        grp, kh * kw * cg, f // grp)
+
+
+def _gemm_blocks(xh, wmat, g: ConvGeometry, n):
+    """im2col + GEMM over cache-sized blocks of the padded NHWC input ``xh``; returns NCHW output."""
+    xp = _xp_of(xh)
+    grp, k, fg = wmat.shape
+    f = grp * fg
+    kh, kw = g.kernel
+    cg = xh.shape[3] // grp
+    oh, ow = g.out_size
+    win = _windows(xp, xh, g)
+    out = xp.empty((n, oh, ow, f), dtype=xh.dtype)
+    row_bytes = ow * grp * k * xh.itemsize
+    buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=xh.dtype)
+    for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
+        rows = (n1 - n0) * (h1 - h0) * ow
+        cols = buf[:rows * grp * k].reshape(n1 - n0, h1 - h0, ow, grp, kh, kw, cg)
+        cols[...] = win[n0:n1, h0:h1]
+        dest = out[n0:n1, h0:h1].reshape(rows, grp, fg)
+        if grp == 1:
+            xp.matmul(cols.reshape(rows, k), wmat[0], out=dest.reshape(rows, f))
+        else:
+            dest[...] = xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat).transpose(1, 0, 2)
+    return xp.ascontiguousarray(out.transpose(0, 3, 1, 2))
+
+
+def conv_forward_array(x, w, g: ConvGeometry, xh=None):
+    """``y = conv(x, w)`` on arrays: x ``(N, C, H, W)``, w ``(F, C/G, kh, kw)`` -> y ``(N, F, oh, ow)``.
+
+    ``xh`` is the padded NHWC copy of ``x`` if the caller already has it.
+    """
+    xp = _xp_of(w)
+    if xh is None:
+        xh = _padded_nhwc(xp, x, g)
+    return _gemm_blocks(xh, _weight_matrix(xp, w, g.groups), g, xh.shape[0])
+
+
+def _input_grad_as_conv(g: ConvGeometry):
+    """For stride 1, the input gradient is a plain convolution of the gradient padded by ``d*(k-1) - pad``; its
+    geometry, or None when that padding would be negative."""
+    if g.stride != (1, 1):
+        return None
+    (kh, kw), (d1, d2), (pt, pb, pl, pr) = g.kernel, g.dilation, g.pad
+    eh, ew = d1 * (kh - 1), d2 * (kw - 1)
+    pad = (eh - pt, eh - pb, ew - pl, ew - pr)
+    if min(pad) < 0:
+        return None
+    return ConvGeometry((1, 1), g.dilation, pad, g.groups, g.kernel, g.out_size, g.in_size)
+
+
+def _flipped_transposed_weight(xp, w, grp):
+    """``(F, C/G, kh, kw)`` -> ``(C, F/G, kh, kw)`` with the kernel rotated by 180 degrees."""
+    f, cg, kh, kw = w.shape
+    wt = w.reshape(grp, f // grp, cg, kh, kw).transpose(0, 2, 1, 3, 4).reshape(grp * cg, f // grp, kh, kw)
+    return wt[:, :, ::-1, ::-1]
+
+
+def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight=True, w_shape=None, xh=None):
+    """Gradients of ``conv(x, w)`` given ``gy``: ``(grad_input or None, grad_weight or None)`` as arrays.
+
+    ``grad_input`` alone is the transposed convolution of ``gy`` (``x`` may be None then); ``grad_weight`` alone
+    needs only ``w_shape`` (``w`` may be None then). ``xh`` is the padded NHWC input if the caller kept it.
+    """
+    xp = _xp_of(gy)
+    n, f, oh, ow = gy.shape
+    f, cg, kh, kw = w.shape if w is not None else w_shape
+    grp = g.groups
+    fg, k, c = f // grp, kh * kw * cg, cg * grp
+    (s1, s2), (d1, d2) = g.stride, g.dilation
+    gx = gwt = None
+    as_conv = _input_grad_as_conv(g) if need_input else None
+    if as_conv is not None:
+        # stride 1: the input gradient is a forward convolution, which runs at the forward kernel's speed
+        ghp = _padded_nhwc(xp, gy, as_conv)
+        gx = conv_forward_array(None, _flipped_transposed_weight(xp, w, grp), as_conv, ghp)
+        need_input = False
+        lo_h, lo_w = as_conv.pad[0], as_conv.pad[2]
+        gh = ghp[:, lo_h:lo_h + oh, lo_w:lo_w + ow]
+    elif need_input or need_weight:
+        gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
+    if not (need_input or need_weight):
+        return gx, None
+    row_bytes = ow * grp * k * gy.itemsize
+    buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=gy.dtype)
+    if need_weight:
+        win = _windows(xp, _padded_nhwc(xp, x, g) if xh is None else xh, g)
+        gw = xp.zeros((grp, k, fg), dtype=gy.dtype)
+    if need_input:
+        hp, wp = g.padded_size
+        dxh = xp.zeros((n, hp, wp, grp, cg), dtype=gy.dtype)
+        wmat_t = xp.ascontiguousarray(_weight_matrix(xp, w, grp).transpose(0, 2, 1))
+        dbuf = xp.empty_like(buf)
+    for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
+        nb, hb = n1 - n0, h1 - h0
+        rows = nb * hb * ow
+        gblk = gh[n0:n1, h0:h1].reshape(rows, grp, fg)
+        if need_weight:
+            cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
+            cols[...] = win[n0:n1, h0:h1]
+            if grp == 1:
+                gw[0] += cols.reshape(rows, k).T @ gblk.reshape(rows, f)
+            else:
+                gw += xp.matmul(cols.reshape(rows, grp, k).transpose(1, 2, 0), gblk.transpose(1, 0, 2))
+        if need_input:
+            if grp == 1:
+                dcols = dbuf[:rows * k].reshape(rows, k)
+                xp.matmul(gblk.reshape(rows, f), wmat_t[0], out=dcols)
+                dcols = dcols.reshape(nb, hb, ow, 1, kh, kw, cg).transpose(0, 1, 2, 4, 5, 3, 6)
+            else:
+                dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
+                dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
+            # col2im: each kernel tap adds its column slice into a strided slice of the padded image
+            for i in range(kh):
+                r0 = h0 * s1 + i * d1
+                rsl = slice(r0, r0 + (hb - 1) * s1 + 1, s1)
+                for j in range(kw):
+                    c0 = j * d2
+                    dxh[n0:n1, rsl, c0:c0 + (ow - 1) * s2 + 1:s2] += dcols[:, :, :, i, j]
+    if need_input:
+        (h, w_), (pt, _, pl, _) = g.in_size, g.pad
+        gx = xp.ascontiguousarray(dxh.reshape(n, hp, wp, c)[:, pt:pt + h, pl:pl + w_].transpose(0, 3, 1, 2))
+    if need_weight:
+        gwt = xp.ascontiguousarray(gw.reshape(grp, kh, kw, cg, fg).transpose(0, 4, 3, 1, 2)).reshape(f, cg, kh, kw)
+    return gx, gwt
+
+
+def _xp_of(a):
+    import numpy as np
+    if type(a) is np.ndarray:
+        return np
+    from ...device import array_module
+    return array_module(a)
+
+
+# ------------------------------------------------------------------------------------------ differentiable ops
+def _bias_view(bias):
+    return bias._data.reshape(1, -1, 1, 1)
+
+
+class ConvolutionBackward0(Node):
+    """Backward of a (possibly transposed) convolution; ``_ctx = (geometry, transposed)``."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, w, xh = self.saved_tensors
+        g, transposed = self._ctx
+        nf = self.next_functions
+        need_a, need_w, need_b = nf[0] is not None, nf[1] is not None, len(nf) > 2 and nf[2] is not None
+        ga = gw = gb = None
+        if not transposed:
+            # y = conv(x, w): gx = conv_t(gy, w), gw = conv_w(x, gy)
+            if GRAD_ENABLED[0]:
+                ga = conv_t_op(grad, w, None, g) if need_a else None
+                gw = conv_w_op(a, grad, g, w._data.shape) if need_w else None
+            elif need_a or need_w:
+                gx_arr, gw_arr = conv_backward_arrays(grad._data, w._data, a._data, g, need_a, need_w,
+                                                      xh=None if xh is None else xh._data)
+                ga = wrap(gx_arr) if need_a else None
+                gw = wrap(gw_arr) if need_w else None
+        else:
+            # z = conv_t(a, w): ga = conv(gz, w), gw = conv_w(gz, a)
+            if GRAD_ENABLED[0]:
+                ga = conv_op(grad, w, None, g) if need_a else None
+                gw = conv_w_op(grad, a, g, w._data.shape) if need_w else None
+            else:
+                ga = wrap(conv_forward_array(grad._data, w._data, g)) if need_a else None
+                if need_w:
+                    gw = wrap(conv_backward_arrays(a._data, None, grad._data, g, False, True, w._data.shape)[1])
+        if need_b:
+            gb = grad.sum((0, 2, 3))
+        return ga, gw, gb
+
+
+class ConvolutionBackwardBackward0(Node):
+    """Backward of the weight-gradient op ``v = conv_w(x, a)``: ``gx = conv_t(a, gv)``, ``ga = conv(x, gv)``."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, a = self.saved_tensors
+        g = self._ctx
+        nf = self.next_functions
+        gx = ga = None
+        if nf[0] is not None:
+            gx = conv_t_op(a, grad, None, g)
+        if nf[1] is not None:
+            ga = conv_op(x, grad, None, g)
+        return gx, ga
+
+
+def conv_op(x: Tensor, w: Tensor, bias, g: ConvGeometry) -> Tensor:
+    """The differentiable 2-D convolution on validated 4-D tensors."""
+    xh = _padded_nhwc(x._xp, x._data, g)
+    y = conv_forward_array(None, w._data, g, xh)
+    if bias is not None:
+        y += _bias_view(bias)
+    out = wrap(y)
+    if GRAD_ENABLED[0] and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
+        node = ConvolutionBackward0()
+        # the padded channels-last copy of x is kept (and freed with the other saved tensors) so the weight
+        # gradient does not redo the transpose
+        node.save(x, w, wrap(xh) if w._requires_grad else None)
+        node._ctx = (g, False)
+        record(node, out, x, w, bias)
+    return out
+
+
+def conv_t_op(a: Tensor, w: Tensor, bias, g: ConvGeometry) -> Tensor:
+    """The differentiable transposed convolution: the adjoint of ``conv_op`` in its input (size ``g.in_size``)."""
+    z = conv_backward_arrays(a._data, w._data, None, g, True, False)[0]
+    if bias is not None:
+        z += _bias_view(bias)
+    out = wrap(z)
+    if GRAD_ENABLED[0] and (a._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
+        node = ConvolutionBackward0()
+        node.save(a, w, None)
+        node._ctx = (g, True)
+        record(node, out, a, w, bias)
+    return out
+
+
+def conv_w_op(x: Tensor, a: Tensor, g: ConvGeometry, w_shape) -> Tensor:
+    """The differentiable weight gradient ``conv_w(x, a)``: the adjoint of ``conv_op`` in its weight."""
+    out = wrap(conv_backward_arrays(a._data, None, x._data, g, False, True, w_shape)[1])
+    if GRAD_ENABLED[0] and (x._requires_grad or a._requires_grad):
+        node = ConvolutionBackwardBackward0()
+        node.save(x, a)
+        node._ctx = g
+        record(node, out, x, a)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- public functions
+def _resolve_padding(padding, nd, kernel, dilation, stride, fn):
+    """Per-side padding ``((lo, hi), ...)`` for an int, a tuple, ``'valid'`` or ``'same'``."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return tuple((0, 0) for _ in range(nd))
+        if padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError(f"{fn}(): padding='same' is not supported for strided convolutions")
+            out = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                out.append((total // 2, total - total // 2))  # the odd extra goes to the end, as in PyTorch
+            return tuple(out)
+        raise ValueError(f"{fn}(): invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+    pads = _ntuple(padding, nd, "padding", fn)
+    if any(p < 0 for p in pads):
+        raise ValueError(f"{fn}(): negative padding is not supported, but got padding={pads}")
+    return tuple((p, p) for p in pads)
+
+
+def _fmt(sizes):
+    return " x ".join(str(s) for s in sizes)
+
+
+def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who=None):
+    """Validate arguments of ``conv1d``/``conv2d`` and run the 2-D kernel (1-D runs with a height of 1)."""
+    _check_float_pair(input, weight, bias, fn)
+    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (out_channels, in_channels/groups, "
+                           f"*kernel_size), but got weight of size {list(weight.shape)}")
+    stride = _ntuple(stride, nd, "stride", fn)
+    dilation = _ntuple(dilation, nd, "dilation", fn)
+    _check_positive(stride, "stride", fn)
+    _check_positive(dilation, "dilation", fn)
+    if not isinstance(groups, numbers.Integral) or groups <= 0:
+        raise ValueError(f"{fn}(): non-positive groups is not supported, but got groups={groups!r}")
+    f, cg = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    pads = _resolve_padding(padding, nd, kernel, dilation, stride, fn)
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    c = x.shape[1]
+    if c != cg * groups:
+        if who is not None:
+            raise RuntimeError(f"{prefix}expected input with {cg * groups} channels, got {c} (input of size "
+                               f"{list(input.shape)})")
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
+    if f % groups:
+        raise RuntimeError(f"{fn}(): out_channels ({f}) must be divisible by groups ({groups})")
+    if bias is not None and tuple(bias.shape) != (f,):
+        raise RuntimeError(f"{fn}(): expected bias of shape [{f}], but got bias of size {list(bias.shape)}")
+    spatial = tuple(x.shape[2:])
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads))
+    eff = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    if any(p < e for p, e in zip(padded, eff)):
+        dilated = f" (spanning {eff} with dilation={dilation})" if any(d != 1 for d in dilation) else ""
+        pad_desc = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads)
+        raise RuntimeError(f"{prefix}kernel_size={kernel}{dilated} is larger than the padded input: calculated "
+                           f"padded input size per channel: ({_fmt(padded)}) from input size ({_fmt(spatial)}) and "
+                           f"padding={pad_desc}. Kernel size can't be greater than actual input size")
+    if nd == 1:
+        x = x.unsqueeze(2)
+        weight = weight.unsqueeze(2)
+        spatial, kernel, stride, dilation, pads = (1,) + spatial, (1,) + kernel, (1,) + stride, \
+            (1,) + dilation, ((0, 0),) + pads
+    out_size = tuple(_out_len(s, lo, hi, k, st, d) for s, (lo, hi), k, st, d in
+                     zip(spatial, pads, kernel, stride, dilation))
+    g = ConvGeometry(stride, dilation, (pads[0][0], pads[0][1], pads[1][0], pads[1][1]), int(groups), kernel,
+                     spatial, out_size)
+    out = conv_op(x, weight, bias, g)
+    if nd == 1:
+        out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    r"""Apply a 2-D convolution over an input image made of several input planes.
+
+    Args:
+        input: input tensor of shape :math:`(N, C_{in}, H, W)` or :math:`(C_{in}, H, W)`.
+        weight: filters of shape :math:`(C_{out}, C_{in}/\text{groups}, kH, kW)`.
+        bias: optional bias of shape :math:`(C_{out})`.
+        stride: the stride of the sliding window, an int or ``(sH, sW)``.
+        padding: implicit zero padding on both sides: an int, ``(padH, padW)``, ``'valid'`` (none) or ``'same'``
+            (output as large as the input; needs stride 1).
+        dilation: the spacing between kernel elements.
+        groups: split the input into groups; ``C_in`` and ``C_out`` must both be divisible by it.
+
+    Returns:
+        The output of shape :math:`(N, C_{out}, H_{out}, W_{out})`.
+    """
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    r"""Apply a 1-D convolution over an input signal made of several input planes.
+
+    Args:
+        input: input tensor of shape :math:`(N, C_{in}, L)` or :math:`(C_{in}, L)`.
+        weight: filters of shape :math:`(C_{out}, C_{in}/\text{groups}, kW)`.
+        bias: optional bias of shape :math:`(C_{out})`.
+        stride, padding, dilation, groups: as in :func:`conv2d`, with single ints.
+    """
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fn, who=None):
+    _check_float_pair(input, weight, bias, fn)
+    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
+                           f"size: {list(input.shape)}")
+    if weight.ndim != nd + 2:
+        raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (in_channels, out_channels/groups, "
+                           f"*kernel_size), but got weight of size {list(weight.shape)}")
+    stride = _ntuple(stride, nd, "stride", fn)
+    dilation = _ntuple(dilation, nd, "dilation", fn)
+    pads = _ntuple(padding, nd, "padding", fn)
+    opad = _ntuple(output_padding, nd, "output_padding", fn)
+    _check_positive(stride, "stride", fn)
+    _check_positive(dilation, "dilation", fn)
+    if any(p < 0 for p in pads):
+        raise ValueError(f"{fn}(): negative padding is not supported, but got padding={pads}")
+    for op, s, d in zip(opad, stride, dilation):
+        if op < 0 or (op >= s and op >= d):
+            raise ValueError(f"{fn}(): output padding must be smaller than either stride or dilation, but got "
+                             f"output_padding={opad}, stride={stride}, dilation={dilation}")
+    if not isinstance(groups, numbers.Integral) or groups <= 0:
+        raise ValueError(f"{fn}(): non-positive groups is not supported, but got groups={groups!r}")
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    cin, cout_g = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    if x.shape[1] != cin:
+        if who is not None:
+            raise RuntimeError(f"{prefix}expected input with {cin} channels, got {x.shape[1]} (input of size "
+                               f"{list(input.shape)})")
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+                           f"to have {cin} channels, but got {x.shape[1]} channels instead")
+    if cin % groups:
+        raise RuntimeError(f"{fn}(): in_channels ({cin}) must be divisible by groups ({groups})")
+    if bias is not None and tuple(bias.shape) != (cout_g * groups,):
+        raise RuntimeError(f"{fn}(): expected bias of shape [{cout_g * groups}], but got bias of size "
+                           f"{list(bias.shape)}")
+    spatial = tuple(x.shape[2:])
+    out_spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1
+                        for s, st, p, d, k, op in zip(spatial, stride, pads, dilation, kernel, opad))
+    if any(o <= 0 for o in out_spatial):
+        raise RuntimeError(f"{prefix}the output size ({_fmt(out_spatial)}) is too small for input size "
+                           f"({_fmt(spatial)}), kernel_size={kernel}, stride={stride}, padding={pads}")
+    if nd == 1:
+        x = x.unsqueeze(2)
+        weight = weight.unsqueeze(2)
+        spatial, out_spatial, kernel = (1,) + spatial, (1,) + out_spatial, (1,) + kernel
+        stride, dilation, pads = (1,) + stride, (1,) + dilation, (0,) + pads
+    g = ConvGeometry(stride, dilation, (pads[0], pads[0], pads[1], pads[1]), int(groups), kernel, out_spatial,
+                     spatial)
+    out = conv_t_op(x, weight, bias, g)
+    if nd == 1:
+        out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    r"""Apply a 2-D transposed convolution ("deconvolution"), the gradient of :func:`conv2d` w.r.t. its input.
+
+    Args:
+        input: input tensor of shape :math:`(N, C_{in}, H, W)` or :math:`(C_{in}, H, W)`.
+        weight: filters of shape :math:`(C_{in}, C_{out}/\text{groups}, kH, kW)`.
+        bias: optional bias of shape :math:`(C_{out})`.
+        stride: the stride of the matching convolution.
+        padding: ``dilation * (kernel_size - 1) - padding`` zeros are added to both sides of the input.
+        output_padding: extra size added to one side of the output (must be smaller than stride or dilation).
+        groups: split the input into groups.
+        dilation: the spacing between kernel elements.
+
+    The output size is :math:`(H - 1) \cdot s - 2p + d (k - 1) + \text{output\_padding} + 1`.
+    """
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                              "conv_transpose2d")
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    r"""Apply a 1-D transposed convolution; arguments as in :func:`conv_transpose2d` with single ints.
+
+    ``input`` is :math:`(N, C_{in}, L)` or :math:`(C_{in}, L)`; ``weight`` is
+    :math:`(C_{in}, C_{out}/\text{groups}, kW)`.
+    """
+    return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
+                              "conv_transpose1d")
+
+
+# ------------------------------------------------------------------------------------------------- unfold / fold
+def _unfold_array(x, kernel, dilation, padding, stride, out_size):
+    xp = _xp_of(x)
+    n, c, h, w = x.shape
+    (kh, kw), (d1, d2), (p1, p2), (s1, s2), (oh, ow) = kernel, dilation, padding, stride, out_size
+    if p1 or p2:
+        xpad = xp.zeros((n, c, h + 2 * p1, w + 2 * p2), dtype=x.dtype)
+        xpad[:, :, p1:p1 + h, p2:p2 + w] = x
+    else:
+        xpad = x
+    sn, sc, sh_, sw_ = xpad.strides
+    win = _as_strided(xp, xpad, (n, c, kh, kw, oh, ow), (sn, sc, d1 * sh_, d2 * sw_, s1 * sh_, s2 * sw_))
+    return win.reshape(n, c * kh * kw, oh * ow)
+
+
+def _fold_array(cols, out_hw, kernel, dilation, padding, stride, grid):
+    xp = _xp_of(cols)
+    n = cols.shape[0]
+    (kh, kw), (d1, d2), (p1, p2), (s1, s2), (oh, ow), (h, w) = kernel, dilation, padding, stride, grid, out_hw
+    c = cols.shape[1] // (kh * kw)
+    cols = cols.reshape(n, c, kh, kw, oh, ow)
+    img = xp.zeros((n, c, h + 2 * p1, w + 2 * p2), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            img[:, :, i * d1:i * d1 + (oh - 1) * s1 + 1:s1, j * d2:j * d2 + (ow - 1) * s2 + 1:s2] += cols[:, :, i, j]
+    return img[:, :, p1:p1 + h, p2:p2 + w] if (p1 or p2) else img
+
+
+class Im2ColBackward0(Node):
+    """Backward of ``unfold``: fold the gradient back (col2im)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (_fold_op(grad, *self._ctx),)
+
+
+class Col2ImBackward0(Node):
+    """Backward of ``fold``: unfold the gradient (im2col)."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        out_hw, kernel, dilation, padding, stride, grid = self._ctx
+        return (_unfold_op(grad, kernel, dilation, padding, stride, grid, out_hw),)
+
+
+def _unfold_op(x, kernel, dilation, padding, stride, grid, in_hw):
+    out = wrap(_unfold_array(x._data, kernel, dilation, padding, stride, grid))
+    if GRAD_ENABLED[0] and x._requires_grad:
+        node = Im2ColBackward0()
+        node._ctx = (in_hw, kernel, dilation, padding, stride, grid)
+        record(node, out, x)
+    return out
+
+
+def _fold_op(cols, out_hw, kernel, dilation, padding, stride, grid):
+    out = wrap(_fold_array(cols._data, out_hw, kernel, dilation, padding, stride, grid))
+    if GRAD_ENABLED[0] and cols._requires_grad:
+        node = Col2ImBackward0()
+        node._ctx = (out_hw, kernel, dilation, padding, stride, grid)
+        record(node, out, cols)
+    return out
+
+
+def _sliding_args(kernel_size, dilation, padding, stride, fn):
+    kernel = _pair(kernel_size, "kernel_size", fn)
+    dilation = _pair(dilation, "dilation", fn)
+    padding = _pair(padding, "padding", fn)
+    stride = _pair(stride, "stride", fn)
+    _check_positive(kernel, "kernel_size", fn)
+    _check_positive(dilation, "dilation", fn)
+    _check_positive(stride, "stride", fn)
+    if any(p < 0 for p in padding):
+        raise ValueError(f"{fn}(): padding should be non-negative, but got padding={padding}")
+    return kernel, dilation, padding, stride
+
+
+def _grid(hw, kernel, dilation, padding, stride, fn):
+    grid = tuple(_out_len(s, p, p, k, st, d) for s, k, d, p, st in zip(hw, kernel, dilation, padding, stride))
+    if any(g <= 0 for g in grid):
+        raise RuntimeError(f"{fn}(): given input with spatial size ({_fmt(hw)}), kernel_size={kernel}, "
+                           f"dilation={dilation}, padding={padding}, calculated shape of the array of sliding blocks "
+                           f"as ({_fmt(grid)}), but its components must be at least one.")
+    return grid
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    r"""Extract sliding local blocks from a batched input tensor (im2col).
+
+    Turns ``input`` of shape :math:`(N, C, H, W)` (or :math:`(C, H, W)`) into
+    :math:`(N, C \times \prod(\text{kernel\_size}), L)`, where ``L`` is the number of blocks. Column ``l`` holds the
+    values of block ``l``, channel-major then kernel row then kernel column.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"unfold(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    kernel, dilation, padding, stride = _sliding_args(kernel_size, dilation, padding, stride, "unfold")
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    hw = tuple(x.shape[2:])
+    grid = _grid(hw, kernel, dilation, padding, stride, "unfold")
+    out = _unfold_op(x, kernel, dilation, padding, stride, grid, hw)
+    return out.squeeze(0) if input.ndim == 3 else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    r"""Combine an array of sliding local blocks into a large containing tensor (col2im); overlaps are summed.
+
+    ``input`` has shape :math:`(N, C \times \prod(\text{kernel\_size}), L)` (or without ``N``); the output has shape
+    :math:`(N, C, \text{output\_size}[0], \text{output\_size}[1])`. ``fold`` is the adjoint of :func:`unfold`.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fold(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got "
+                           f"{input.ndim}D)")
+    out_hw = _pair(output_size, "output_size", "fold")
+    kernel, dilation, padding, stride = _sliding_args(kernel_size, dilation, padding, stride, "fold")
+    cols = input.unsqueeze(0) if input.ndim == 2 else input
+    kk = kernel[0] * kernel[1]
+    if cols.shape[1] % kk:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={cols.shape[1]} and kernel_size={kernel}")
+    grid = _grid(out_hw, kernel, dilation, padding, stride, "fold")
+    if cols.shape[2] != grid[0] * grid[1]:
+        raise RuntimeError(f"Given output_size={out_hw}, kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {grid[0]} * {grid[1]} = {grid[0] * grid[1]}, but got "
+                           f"input.size(2)={cols.shape[2]}.")
+    out = _fold_op(cols, out_hw, kernel, dilation, padding, stride, grid)
+    return out.squeeze(0) if input.ndim == 2 else out
+

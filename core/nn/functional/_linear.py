@@ -1,2 +1,615 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Linear maps, dropout, embeddings and vector utilities of ``ember.nn.functional``.
+
+``linear`` is fused: one GEMM forward, and a backward that runs plain NumPy GEMMs unless a graph of the derivative
+is being recorded (``create_graph=True``), in which case the same rule is written with ember ops.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...autograd.graph import Node
+from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
+from ...random import _gen
+
+__all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+           "feature_alpha_dropout", "embedding", "embedding_bag", "one_hot", "normalize", "cosine_similarity",
+           "pairwise_distance", "pdist"]
+
+
+def _tensor_arg(value, name, fn, pos):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}")
+    return value
+
+
+# ------------------------------------------------------------------------------------------------------ linear
+class AddmmBackward0(Node):
+    """Backward of ``linear``: ``dx = g W``, ``dW = g^T x``, ``db = sum(g)`` over the flattened leading dims."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, w = self.saved_tensors
+        has_bias = self._ctx
+        nf = self.next_functions
+        in_f = w._data.shape[1]
+        out_f = w._data.shape[0]
+        gx = gw = gb = None
+        if not GRAD_ENABLED[0]:
+            g2 = grad._data.reshape(-1, out_f)
+            if nf[0] is not None:
+                gx = wrap((g2 @ w._data).reshape(x._data.shape))
+            if nf[1] is not None:
+                gw = wrap(g2.T @ x._data.reshape(-1, in_f))
+            if has_bias and nf[2] is not None:
+                gb = wrap(g2.sum(axis=0))
+        else:
+            g2 = grad.reshape(-1, out_f)
+            if nf[0] is not None:
+                gx = g2.matmul(w).reshape(x._data.shape)
+            if nf[1] is not None:
+                gw = g2.t().matmul(x.reshape(-1, in_f))
+            if has_bias and nf[2] is not None:
+                gb = g2.sum(0)
+        return (gx, gw, gb) if has_bias else (gx, gw)
+
+
+class MmBackward0(AddmmBackward0):
+    __slots__ = ()
+
+
+class LinearBackward0(AddmmBackward0):
+    __slots__ = ()
+
+
+def linear(input, weight, bias=None):
+    """``y = x W^T + b``.
+
+    Args:
+        input (Tensor): ``(*, in_features)``.
+        weight (Tensor): ``(out_features, in_features)``.
+        bias (Tensor, optional): ``(out_features)``.
+    """
+    if type(input) is not Tensor:
+        _tensor_arg(input, "input", "linear", 1)
+    _tensor_arg(weight, "weight", "linear", 2)
+    x, w = input._data, weight._data
+    if w.ndim != 2 or x.ndim == 0 or (bias is not None and bias._data.shape not in ((w.shape[0],), ())):
+        # unusual shapes: the composed (broadcasting) form handles them
+        out = input.matmul(weight.t() if w.ndim == 2 else weight)
+        return out + bias if bias is not None else out
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {input.dtype.scalar_name} and "
+                           f"{weight.dtype.scalar_name}")
+    in_f = w.shape[1]
+    if x.shape[-1] != in_f:
+        rows = x.size // x.shape[-1] if x.shape[-1] else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
+                           f"{w.shape[1]}x{w.shape[0]})")
+    if x.ndim == 2:
+        out = x @ w.T
+    else:
+        out = (x.reshape(-1, in_f) @ w.T).reshape(x.shape[:-1] + (w.shape[0],))
+    if bias is not None:
+        b = bias._data
+        if b.dtype != out.dtype:
+            raise RuntimeError(f"expected bias to have dtype {input.dtype}, but got {bias.dtype}")
+        out += b
+    res = wrap(out)
+    if GRAD_ENABLED[0] and (input._requires_grad or weight._requires_grad or
+                            (bias is not None and bias._requires_grad)):
+        if x.ndim != 2:
+            node = LinearBackward0()
+        else:
+            node = AddmmBackward0() if bias is not None else MmBackward0()
+        node.save(input, weight)
+        node._ctx = bias is not None
+        if bias is not None:
+            record(node, res, input, weight, bias)
+        else:
+            record(node, res, input, weight)
+    return res
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1^T A_k x2 + b_k``.
+
+    Args:
+        input1 (Tensor): ``(*, in1_features)``.
+        input2 (Tensor): ``(*, in2_features)`` with the same leading dims as ``input1``.
+        weight (Tensor): ``(out_features, in1_features, in2_features)``.
+        bias (Tensor, optional): ``(out_features)``.
+    """
+    _tensor_arg(input1, "input1", "bilinear", 1)
+    _tensor_arg(input2, "input2", "bilinear", 2)
+    _tensor_arg(weight, "weight", "bilinear", 3)
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
+                           f"{list(input2.shape[:-1])}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be three-dimensional, got {weight.ndim} dimensions")
+    out_f, in1, in2 = weight.shape
+    if input1.shape[-1] != in1:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {in1}")
+    if input2.shape[-1] != in2:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {in2}")
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (B, in1) @ (in1, out*in2) -> (B, out, in2), then contract in2 with x2
+    t = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_f * in2)).reshape(-1, out_f, in2)
+    y = (t * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(lead + (out_f,))
+
+
+# ----------------------------------------------------------------------------------------------------- dropout
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(shape, p, dtype, generator):
+    """A float mask: ``1 / (1 - p)`` where kept (probability ``1 - p``), 0 where dropped."""
+    if p == 1.0:
+        return np.zeros(shape, dtype=dtype)
+    draw = _gen(generator).random(shape, dtype=np.float32 if dtype != np.float64 else np.float64)
+    mask = (draw >= p).astype(dtype)
+    mask *= 1.0 / (1.0 - p)
+    return mask
+
+
+def _apply_mask(input, mask, inplace):
+    m = wrap(mask)
+    if inplace:
+        return apply_inplace(input, lambda t: t * m)
+    return input * m
+
+
+def dropout(input, p=0.5, training=True, inplace=False, generator=None):
+    """During training, zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``; identity
+    otherwise.
+
+    Args:
+        input (Tensor): input.
+        p (float): probability of an element being zeroed. Default: 0.5.
+        training (bool): apply dropout only if True. Default: True.
+        inplace (bool): do the operation in place.
+    """
+    _tensor_arg(input, "input", "dropout", 1)
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype, generator), inplace)
+
+
+def _feature_dropout(input, p, training, inplace, batched_dims, name, generator):
+    _tensor_arg(input, "input", name, 1)
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    shape = input._data.shape
+    n_keep = input.ndim - batched_dims  # leading (batch, channel) dims that get their own mask entry
+    mask_shape = shape[:n_keep] + (1,) * (input.ndim - n_keep)
+    return _apply_mask(input, _keep_mask(mask_shape, p, input._data.dtype, generator), inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero entire channels of an ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
+    _tensor_arg(input, "input", "dropout1d", 1)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, 1, "dropout1d", None)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero entire channels of an ``(N, C, H, W)`` or ``(C, H, W)`` input with probability ``p``."""
+    _tensor_arg(input, "input", "dropout2d", 1)
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+        return _feature_dropout(input, p, training, inplace, 1, "dropout2d", None)
+    return _feature_dropout(input, p, training, inplace, 2, "dropout2d", None)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero entire channels of an ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input with probability ``p``."""
+    _tensor_arg(input, "input", "dropout3d", 1)
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result "
+                      "in an error in a future release.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, 3, "dropout3d", None)
+
+
+_ALPHA_PRIME = 1.7580993408473766  # scale * alpha of SELU: the value a dropped SELU unit saturates to (negated)
+
+
+def _alpha_dropout(input, p, training, inplace, feature, name):
+    _tensor_arg(input, "input", name, 1)
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    x = input._data
+    if p == 1.0:
+        return input * 0.0
+    shape = x.shape
+    if feature:
+        shape = shape[:2] + (1,) * (x.ndim - 2)
+    keep = (_gen(None).random(shape) >= p).astype(x.dtype)
+    # keep the SELU fixed point: mean 0 and variance 1 are preserved
+    a = 1.0 / np.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
+    mul, add = wrap((keep * a).astype(x.dtype)), wrap(b.astype(x.dtype))
+    if inplace:
+        return apply_inplace(input, lambda t: t * mul + add)
+    return input * mul + add
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped units are set to SELU's negative saturation and an affine map keeps
+    zero mean and unit variance."""
+    return _alpha_dropout(input, p, training, inplace, False, "alpha_dropout")
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Channel-wise :func:`alpha_dropout`."""
+    return _alpha_dropout(input, p, training, inplace, True, "feature_alpha_dropout")
+
+
+# --------------------------------------------------------------------------------------------------- embedding
+def _check_indices(indices, fn):
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"{fn}(): argument 'indices' (position 1) must be Tensor, not {type(indices).__name__}")
+    if indices._data.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {indices.type()} instead (while checking arguments for {fn})")
+
+
+def _rows_sum(grad2, idx, n_rows):
+    """Sum the rows of ``grad2`` (K, D) into an (n_rows, D) array at row indices ``idx`` (K,)."""
+    out = np.zeros((n_rows,) + grad2.shape[1:], dtype=grad2.dtype)
+    if idx.size == 0:
+        return out
+    if idx.size < 64:
+        np.add.at(out, idx, grad2)
+        return out
+    # sort once and reduce contiguous runs: much faster than np.add.at for 2-D data
+    order = np.argsort(idx, kind="stable")
+    s = idx[order]
+    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
+    out[s[starts]] = np.add.reduceat(grad2[order], starts, axis=0)
+    return out
+
+
+class EmbeddingBackward0(Node):
+    """Backward of a row gather: scatter-add the gradient rows into a zero weight gradient."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (_scatter_rows(grad, self._ctx),)
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """Backward of the scatter-add (which is linear in the gradient): gather the rows back."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (_gather_rows(grad, self._ctx, adjoint=True),)
+
+
+def _gather_rows(src, ctx, adjoint=False):
+    """Rows ``src[idx]`` reshaped to ``out_shape``; differentiable in ``src`` (its backward is the scatter-add).
+
+    ``ctx = (idx, n_rows, row_shape, padding_idx, freq_scale, out_shape)``. The forward lookup ignores
+    ``padding_idx`` and ``freq_scale`` (they only shape the weight gradient); as the adjoint of the scatter
+    (``adjoint=True``, the double-backward path) it applies them, since the scatter did.
+    """
+    idx, n_rows, row_shape, padding_idx, freq_scale, out_shape = ctx
+    rows = src._data.reshape((n_rows,) + row_shape)[idx]
+    if adjoint:
+        if freq_scale is not None:
+            rows = rows * freq_scale.reshape((-1,) + (1,) * (rows.ndim - 1))
+        if padding_idx >= 0:
+            rows[idx == padding_idx] = 0
+    out = wrap(rows.reshape(out_shape))
+    if GRAD_ENABLED[0] and src._requires_grad:
+        node = EmbeddingBackward0()
+        node._ctx = ctx
+        record(node, out, src)
+    return out
+
+
+def _scatter_rows(grad, ctx):
+    """The weight gradient of a row gather: rows of ``grad`` summed into ``(n_rows,) + row_shape`` at ``idx``."""
+    idx, n_rows, row_shape, padding_idx, freq_scale, out_shape = ctx
+    g2 = grad._data.reshape((idx.size, -1))
+    if freq_scale is not None:
+        g2 = g2 * freq_scale[:, None]
+    res = _rows_sum(g2, idx, n_rows)
+    if padding_idx >= 0:
+        res[padding_idx] = 0
+    out = wrap(res.reshape((n_rows,) + row_shape))
+    if GRAD_ENABLED[0] and grad._requires_grad:
+        node = EmbeddingDenseBackwardBackward0()
+        node._ctx = ctx
+        record(node, out, grad)
+    return out
+
+
+def _take_rows(src, idx, out_shape=None):
+    """``src[idx]`` along dim 0 for a flat intp index array, differentiable (gather / scatter-add pair)."""
+    row_shape = tuple(src._data.shape[1:])
+    if out_shape is None:
+        out_shape = (idx.size,) + row_shape
+    return _gather_rows(src, (idx, src._data.shape[0], row_shape, -1, None, tuple(out_shape)))
+
+
+def _segment_sum(rows, seg, n_segments):
+    """Sum the rows of ``rows`` (K, ...) into ``n_segments`` rows by segment id ``seg`` (K,), differentiable."""
+    row_shape = tuple(rows._data.shape[1:])
+    ctx = (seg, n_segments, row_shape, -1, None, tuple(rows._data.shape))
+    return _scatter_rows(rows, ctx)
+
+
+def _renorm_rows(weight, idx, max_norm, norm_type):
+    """Rescale (in place, without autograd) the rows of ``weight`` referenced by ``idx`` whose norm exceeds
+    ``max_norm``."""
+    w = weight._data
+    rows = np.unique(idx)
+    if rows.size == 0:
+        return
+    sub = w[rows]
+    norms = np.linalg.norm(sub.reshape(rows.size, -1).astype(np.float64), ord=norm_type, axis=1)
+    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    w[rows] = (sub * scale.reshape((-1,) + (1,) * (sub.ndim - 1))).astype(w.dtype)
+    weight._bump_version()
+
+
+def _normalize_padding_idx(padding_idx, num_embeddings):
+    if padding_idx is None:
+        return -1
+    if padding_idx > 0:
+        if padding_idx >= num_embeddings:
+            raise ValueError("Padding_idx must be within num_embeddings")
+    elif padding_idx < 0:
+        if padding_idx < -num_embeddings:
+            raise ValueError("Padding_idx must be within num_embeddings")
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def _flat_indices(input, num_embeddings):
+    idx = input._data.reshape(-1)
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < -num_embeddings or hi >= num_embeddings:
+            bad = hi if hi >= num_embeddings else lo
+            raise IndexError(f"index out of range in self (index {int(bad)} for an embedding with "
+                             f"{num_embeddings} rows)")
+        if lo < 0:
+            idx = np.where(idx < 0, idx + num_embeddings, idx)
+    return idx.astype(np.intp, copy=False)
+
+
+def _freq_scale(idx):
+    """Per-index ``1 / count(index)`` for ``scale_grad_by_freq``."""
+    counts = np.bincount(idx)
+    return (1.0 / counts[idx])
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """Look up rows of ``weight`` at the integer indices ``input``: the output has shape ``input.shape + (D,)``.
+
+    Args:
+        input (Tensor): integer indices.
+        weight (Tensor): the ``(num_embeddings, D)`` table.
+        padding_idx (int, optional): the row at this index gets no gradient.
+        max_norm (float, optional): rows looked up with a larger ``norm_type``-norm are renormalised in place.
+        norm_type (float): the p of the norm for ``max_norm``.
+        scale_grad_by_freq (bool): divide the gradient by the frequency of each index in the batch.
+        sparse (bool): accepted for compatibility; gradients are dense.
+    """
+    _check_indices(input, "embedding")
+    _tensor_arg(weight, "weight", "embedding", 2)
+    if weight.ndim != 2:
+        raise RuntimeError(f"'weight' must be 2-D, got a {weight.ndim}-D tensor")
+    n = weight._data.shape[0]
+    padding_idx = _normalize_padding_idx(padding_idx, n)
+    idx = _flat_indices(input, n)
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    freq = _freq_scale(idx).astype(weight._data.dtype) if scale_grad_by_freq and idx.size else None
+    row_shape = tuple(weight._data.shape[1:])
+    return _gather_rows(weight, (idx, n, row_shape, padding_idx, freq, tuple(input._data.shape) + row_shape))
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Sum, mean or max of embedding rows over bags, without materialising the intermediate embeddings per bag.
+
+    Args:
+        input (Tensor): ``(B, L)`` indices (each row a bag of fixed length), or 1-D indices with ``offsets``.
+        weight (Tensor): the ``(num_embeddings, D)`` table.
+        offsets (Tensor, optional): start of each bag in the 1-D ``input``.
+        mode (str): ``'sum'``, ``'mean'`` or ``'max'``.
+        per_sample_weights (Tensor, optional): weights of each index (``mode='sum'`` only).
+        include_last_offset (bool): ``offsets`` has one extra entry, the end of the last bag.
+        padding_idx (int, optional): indices equal to it are left out of every bag.
+    """
+    _check_indices(input, "embedding_bag")
+    _tensor_arg(weight, "weight", "embedding_bag", 2)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, but got {mode}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "the Pytorch GitHub.")
+    if per_sample_weights is not None and per_sample_weights.shape != input.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, then "
+                         f"it must have the same shape as the input ({list(input.shape)})")
+    n, d = weight._data.shape
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type Tensor")
+        b, length = input._data.shape
+        starts = np.arange(0, b * length, length, dtype=np.intp)
+        total = b * length
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = offsets._data.astype(np.intp)
+        total = input._data.shape[0]
+        if include_last_offset:
+            starts = starts[:-1]
+        if starts.size and (starts[0] != 0):
+            raise ValueError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                             f"position 0. However, got {int(starts[0])}")
+        if starts.size and starts[-1] > total:
+            raise ValueError(f"offsets[-1] can not be greater than input's length ({total}), but got "
+                             f"offsets[-1] of {int(starts[-1])}")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    pad = _normalize_padding_idx(padding_idx, n)
+    idx = _flat_indices(input, n)
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    n_bags = starts.size
+    ends = np.append(starts[1:], total) if n_bags else starts
+    bag_of = np.repeat(np.arange(n_bags, dtype=np.intp), ends - starts)
+    valid = np.ones(total, dtype=bool) if pad < 0 else idx != pad
+    keep = np.flatnonzero(valid)
+    idx_k, bag_k = idx[keep], bag_of[keep]
+    counts = np.bincount(bag_k, minlength=n_bags)
+    freq = _freq_scale(idx_k).astype(weight._data.dtype) if scale_grad_by_freq and idx_k.size else None
+    rows = _gather_rows(weight, (idx_k, n, (d,), -1, freq, (idx_k.size, d)))
+    dtype = weight._data.dtype
+    if mode == "max":
+        nonempty = np.flatnonzero(counts)
+        if nonempty.size == 0:
+            return _segment_sum(rows, bag_k, n_bags)  # all bags empty: zeros, still connected to the graph
+        r = rows._data
+        seg_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[nonempty]
+        best_val = np.maximum.reduceat(r, seg_starts, axis=0)             # (non-empty bags, D)
+        hit = r == np.repeat(best_val, counts[nonempty], axis=0)
+        pos = np.where(hit, np.arange(r.shape[0])[:, None], r.shape[0])
+        first = np.minimum.reduceat(pos, seg_starts, axis=0)              # first maximal row, as PyTorch picks
+        flat = (first * d + np.arange(d)).reshape(-1)
+        picked = _take_rows(rows.reshape(-1, 1), flat, (nonempty.size, d))
+        if nonempty.size == n_bags:
+            return picked
+        return _segment_sum(picked, nonempty, n_bags)
+    if per_sample_weights is not None:
+        psw = per_sample_weights.reshape(-1)
+        if keep.size != total:
+            psw = _take_rows(psw, keep)
+        rows = rows * psw.unsqueeze(1)
+    out = _segment_sum(rows, bag_k, n_bags)
+    if mode == "mean":
+        inv = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(dtype)
+        out = out * wrap(inv[:, None])
+    return out
+
+
+# -------------------------------------------------------------------------------------------- vector utilities
+def one_hot(tensor, num_classes=-1):
+    """One-hot encode an integer tensor: the result has shape ``tensor.shape + (num_classes,)`` and dtype int64.
+
+    ``num_classes=-1`` uses ``tensor.max() + 1``.
+    """
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'tensor' (position 1) must be Tensor, not {type(tensor).__name__}")
+    t = tensor._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        if t.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(t.max()) + 1
+    if t.size:
+        if t.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if t.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(t.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, t[..., None].astype(np.intp), 1, axis=-1)
+    return wrap(out)
+
+
+def _vector_norm(x, p, dim, keepdim):
+    """The p-norm of ``x`` over ``dim`` composed from ember ops (differentiable to any order away from 0)."""
+    if p == 2:
+        return (x * x).sum(dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim, keepdim=keepdim)
+    if p == float("inf"):
+        return x.abs().amax(dim, keepdim=keepdim)
+    return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``x / max(||x||_p, eps)`` along ``dim``.
+
+    Args:
+        input (Tensor): input of any shape.
+        p (float): the exponent of the norm. Default: 2.
+        dim (int or tuple): the dimension(s) to normalise over. Default: 1.
+        eps (float): lower bound of the norm, to avoid division by zero.
+    """
+    _tensor_arg(input, "input", "normalize", 1)
+    norm = _vector_norm(input, p, dim, True).clamp_min(eps)
+    return input / norm
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (the inputs broadcast)."""
+    _tensor_arg(x1, "x1", "cosine_similarity", 1)
+    _tensor_arg(x2, "x2", "cosine_similarity", 2)
+    n1 = _vector_norm(x1, 2, dim, True).clamp_min(eps)
+    n2 = _vector_norm(x2, 2, dim, True).clamp_min(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """``||x1 - x2 + eps||_p`` over the last dimension."""
+    _tensor_arg(x1, "x1", "pairwise_distance", 1)
+    _tensor_arg(x2, "x2", "pairwise_distance", 2)
+    out_ndim = max(x1.ndim, x2.ndim)
+    diff = x1 - x2 + eps
+    if out_ndim == 0:
+        return diff.abs()
+    return _vector_norm(diff, p, -1, keepdim)
+
+
+def pdist(input, p=2):
+    """Pairwise p-norm distances between the rows of a 2-D input (the upper triangle, row by row)."""
+    _tensor_arg(input, "input", "pdist", 1)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    a = _take_rows(input, i.astype(np.intp))
+    b = _take_rows(input, j.astype(np.intp))
+    return _vector_norm(a - b, p, -1, False)

@@ -1,2 +1,952 @@
-"""Placeholder module, filled in by its owner."""
-__all__ = []
+"""Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and the cells ``RNNCell``, ``LSTMCell``, ``GRUCell``.
+
+Parameter names, shapes, gate order (``i, f, g, o`` for LSTM, ``r, z, n`` for GRU) and initialisation
+(``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``) are PyTorch's, so state dicts load either way.
+
+Each layer and direction is computed as (1) the input projection ``x @ W_ih^T + b_ih`` for all time steps at once,
+one matmul, then (2) one fused op for the recurrence whose time loop is plain NumPy on preallocated buffers, with a
+hand-written backpropagation-through-time backward.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from ...autograd.graph import Node
+from ...ops._base import GRAD_ENABLED, Tensor, record_multi, wrap
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+# ------------------------------------------------------------------------------------------ recurrence kernels
+# One fused op runs the whole time loop of one layer in one direction. Its input ``xg`` is the input projection
+# ``x @ W_ih^T + b_ih`` for every time step, computed beforehand with a single matmul. The loop itself does one
+# small matmul (``h @ W_hh^T``) and a few in-place elementwise NumPy calls per step, and saves the gate activations;
+# the backward loop does the same, and the weight gradients are two large matmuls after the loop.
+
+def _sigmoid_halved_(a, out, xp):
+    """``out = sigmoid(2 a)`` for an ``a`` already halved: ``sigmoid(x) = (tanh(x / 2) + 1) / 2``, which cannot
+    overflow. One contiguous pass each, so it is as fast as the textbook ``1 / (1 + exp(-x))``."""
+    xp.tanh(a, out=out)
+    out *= 0.5
+    out += 0.5
+    return out
+
+
+def _steps(T: int, reverse: bool):
+    return range(T - 1, -1, -1) if reverse else range(T)
+
+
+def _shifted(seq, first, reverse, xp):
+    """The state entering each step: ``first`` then ``seq`` shifted by one step in the direction of travel."""
+    out = xp.empty_like(seq)
+    if reverse:
+        out[-1] = first
+        out[:-1] = seq[1:]
+    else:
+        out[0] = first
+        out[1:] = seq[:-1]
+    return out
+
+
+def _weight_grads(dpre, h_prev, b_hh):
+    """``dW_hh`` and ``db_hh`` from the gate pre-activation gradients of all steps: two calls after the loop."""
+    T, B, G = dpre.shape
+    d2 = dpre.reshape(T * B, G)
+    dw = d2.T @ h_prev.reshape(T * B, -1)
+    db = d2.sum(axis=0) if b_hh is not None else None
+    return dw, db
+
+
+# LSTM: gates i, f, g, o.  Saved: activated gates (T, B, 4H), cell states (T, B, H), unprojected h if proj.
+def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
+    T, B, G = xg.shape
+    H = G // 4
+    pre_all = xg + b_hh if b_hh is not None else xg
+    gates = xp.empty((T, B, G), dtype=xg.dtype)
+    cs = xp.empty((T, B, H), dtype=xg.dtype)
+    ys = xp.empty((T, B, h.shape[1]), dtype=xg.dtype)
+    h_raw = xp.empty((T, B, H), dtype=xg.dtype) if w_hr is not None else None
+    w_hh_t = w_hh.T
+    w_hr_t = w_hr.T if w_hr is not None else None
+    for t in _steps(T, reverse):
+        pre = pre_all[t] + h @ w_hh_t  # a fresh contiguous (B, 4H) block
+        g = gates[t]
+        pre *= 0.5
+        _sigmoid_halved_(pre, g, xp)  # all four gates as sigmoids, then the g gate redone as tanh
+        xp.tanh(pre[:, 2 * H:3 * H] * 2, out=g[:, 2 * H:3 * H])
+        c_new = cs[t]
+        xp.multiply(g[:, H:2 * H], c, out=c_new)
+        c_new += g[:, :H] * g[:, 2 * H:3 * H]
+        c = c_new
+        if w_hr_t is None:
+            h = ys[t]
+            xp.tanh(c, out=h)
+            h *= g[:, 3 * H:]
+        else:
+            hr = h_raw[t]
+            xp.tanh(c, out=hr)
+            hr *= g[:, 3 * H:]
+            h = ys[t]
+            xp.matmul(hr, w_hr_t, out=h)
+    return ys, h.copy(), c.copy(), (gates, cs, h_raw)
+
+
+def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp):
+    gates, cs, h_raw = cache
+    T, B, G = gates.shape
+    H = G // 4
+    i, f, g, o = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:3 * H], gates[..., 3 * H:]
+    tc = xp.tanh(cs)
+    # everything that does not depend on the incoming gradient is computed for all steps at once: per step,
+    # d(pre-activation) = [dc, dc, dc, dh] * coef, with coef = [g, c_prev, i, tanh c] * activation derivative
+    coef = xp.empty((T, B, 4, H), dtype=gates.dtype)
+    xp.multiply(g, i * (1 - i), out=coef[:, :, 0])
+    xp.multiply(_shifted(cs, c0, reverse, xp), f * (1 - f), out=coef[:, :, 1])
+    xp.multiply(i, 1 - g * g, out=coef[:, :, 2])
+    xp.multiply(tc, o * (1 - o), out=coef[:, :, 3])
+    dc_from_h = o * (1 - tc * tc)
+    dpre = xp.empty((T, B, 4, H), dtype=gates.dtype)
+    dh_proj = xp.empty_like(ys) if w_hr is not None else None
+    for t in _steps(T, not reverse):
+        dht = dh if dys is None else dh + dys[t]
+        if w_hr is not None:
+            dh_proj[t] = dht
+            dht = dht @ w_hr
+        dc = dc + dht * dc_from_h[t]
+        d = dpre[t]
+        xp.multiply(dc[:, None, :], coef[t, :, :3], out=d[:, :3])
+        xp.multiply(dht, coef[t, :, 3], out=d[:, 3])
+        dc = dc * f[t]
+        dh = d.reshape(B, G) @ w_hh
+    dpre = dpre.reshape(T, B, G)
+    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
+    grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
+    if w_hr is not None:
+        grads["w_hr"] = dh_proj.reshape(T * B, -1).T @ h_raw.reshape(T * B, H)
+    return grads
+
+
+# GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.
+def _forward_gru(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
+    T, B, G = xg.shape
+    H = G // 3
+    gates = xp.empty((T, B, G), dtype=xg.dtype)
+    hn = xp.empty((T, B, H), dtype=xg.dtype)
+    ys = xp.empty((T, B, H), dtype=xg.dtype)
+    w_hh_t = w_hh.T
+    for t in _steps(T, reverse):
+        hg = h @ w_hh_t
+        if b_hh is not None:
+            hg += b_hh
+        g = gates[t]
+        rz = xg[t, :, :2 * H] + hg[:, :2 * H]
+        rz *= 0.5
+        _sigmoid_halved_(rz, rz, xp)
+        g[:, :2 * H] = rz
+        hn[t] = hg[:, 2 * H:]
+        n = rz[:, :H] * hg[:, 2 * H:]
+        n += xg[t, :, 2 * H:]
+        xp.tanh(n, out=n)
+        g[:, 2 * H:] = n
+        h_new = ys[t]
+        xp.subtract(h, n, out=h_new)  # h' = n + z * (h - n)
+        h_new *= rz[:, H:]
+        h_new += n
+        h = h_new
+    return ys, h.copy(), None, (gates, hn)
+
+
+def _backward_gru(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp):
+    gates, hn = cache
+    T, B, G = gates.shape
+    H = G // 3
+    r, z, n = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
+    h_prev = _shifted(ys, h0, reverse, xp)
+    coef_n = (1 - z) * (1 - n * n)  # dn_pre = dh * coef_n
+    coef_z = (h_prev - n) * (z * (1 - z))  # dz_pre = dh * coef_z
+    coef_r = hn * (r * (1 - r))  # dr_pre = dn_pre * coef_r
+    dxg = xp.empty((T, B, G), dtype=gates.dtype)
+    dhg = xp.empty((T, B, G), dtype=gates.dtype)
+    for t in _steps(T, not reverse):
+        dht = dh if dys is None else dh + dys[t]
+        dx, dhh = dxg[t], dhg[t]
+        dn_pre = dx[:, 2 * H:]
+        xp.multiply(dht, coef_n[t], out=dn_pre)
+        xp.multiply(dn_pre, coef_r[t], out=dhh[:, :H])
+        xp.multiply(dht, coef_z[t], out=dhh[:, H:2 * H])
+        xp.multiply(dn_pre, r[t], out=dhh[:, 2 * H:])
+        dh = dht * z[t]
+        dh += dhh @ w_hh
+    dxg[..., :2 * H] = dhg[..., :2 * H]  # r and z see the same gradient from both projections
+    dw_hh, db_hh = _weight_grads(dhg, h_prev, b_hh)
+    return {"xg": dxg, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
+
+
+# Elman RNN: the outputs are the activations, nothing else is saved.
+def _forward_rnn(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, relu):
+    T = xg.shape[0]
+    ys = xg + b_hh if b_hh is not None else xg.copy()  # pre-activations, activated in place
+    w_hh_t = w_hh.T
+    for t in _steps(T, reverse):
+        h_new = ys[t]
+        h_new += h @ w_hh_t
+        if relu:
+            xp.maximum(h_new, 0, out=h_new)
+        else:
+            xp.tanh(h_new, out=h_new)
+        h = h_new
+    return ys, h.copy(), None, ()
+
+
+def _backward_rnn(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, relu):
+    T = ys.shape[0]
+    dact = (ys > 0).astype(ys.dtype) if relu else 1 - ys * ys
+    dpre = xp.empty_like(ys)
+    for t in _steps(T, not reverse):
+        dht = dh if dys is None else dh + dys[t]
+        d = dpre[t]
+        xp.multiply(dht, dact[t], out=d)
+        dh = d @ w_hh
+    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
+    return {"xg": dpre, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
+
+
+def _forward_kernel(mode, *args):
+    if mode == "LSTM":
+        return _forward_lstm(*args)
+    if mode == "GRU":
+        return _forward_gru(*args)
+    return _forward_rnn(*args, relu=(mode == "RNN_RELU"))
+
+
+def _backward_kernel(mode, *args):
+    if mode == "LSTM":
+        return _backward_lstm(*args)
+    if mode == "GRU":
+        return _backward_gru(*args)
+    return _backward_rnn(*args, relu=(mode == "RNN_RELU"))
+
+
+class RecurrenceBackward0(Node):
+    """Backward of one layer's fused time loop: inputs ``(xg, h0, c0, w_hh, b_hh, w_hr)``, outputs
+    ``(output, h_n, c_n)``. Without ``create_graph`` it runs the NumPy backpropagation-through-time loop; with it,
+    the loop is recomputed from differentiable ember ops and differentiated, so higher-order gradients are right."""
+
+    __slots__ = ()
+    n_outputs = 3
+
+    def apply(self, d_out, d_hn=None, d_cn=None):
+        inputs = self.saved_tensors
+        mode, reverse, cache = self._ctx
+        if GRAD_ENABLED[0]:
+            return _composed_backward(mode, reverse, inputs, (d_out, d_hn, d_cn), self.next_functions)
+        ys = self.saved_output()._data  # checks that the output was not modified in place
+        xg, h0, c0, w_hh, b_hh, w_hr = inputs
+        xp = xg._xp
+        dtype = xg._data.dtype
+        dh = d_hn._data if d_hn is not None else xp.zeros(h0._data.shape, dtype=dtype)
+        dc = None
+        if mode == "LSTM":
+            dc = d_cn._data if d_cn is not None else xp.zeros(c0._data.shape, dtype=dtype)
+        grads = _backward_kernel(mode, cache, ys, h0._data, None if c0 is None else c0._data,
+                                 None if d_out is None else d_out._data, dh, dc, w_hh._data,
+                                 None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data,
+                                 reverse, xp)
+        return tuple(None if e is None or grads.get(k) is None else wrap(grads[k])
+                     for k, e in zip(("xg", "h0", "c0", "w_hh", "b_hh", "w_hr"), self.next_functions))
+
+    def _release(self):
+        Node._release(self)
+        self._ctx = None  # the saved activations are the big buffers: free them with the graph
+
+
+def _recurrence(mode, xg, h0, c0, w_hh, b_hh, w_hr, reverse):
+    """Run one layer in one direction. ``xg``: (T, B, G) input projections. Returns ``(output, h_n, c_n)``."""
+    xp = xg._xp
+    ys, hn, cn, cache = _forward_kernel(
+        mode, xg._data, h0._data, None if c0 is None else c0._data, w_hh._data,
+        None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data, reverse, xp)
+    outs = (wrap(ys), wrap(hn), None if cn is None else wrap(cn))
+    ins = (xg, h0, c0, w_hh, b_hh, w_hr)
+    if GRAD_ENABLED[0] and any(t is not None and t._requires_grad for t in ins):
+        node = RecurrenceBackward0()
+        node.save(*ins)
+        node._ctx = (mode, reverse, cache)
+        record_multi(node, tuple(o for o in outs if o is not None), *ins)
+        node.save_output(outs[0])  # the outputs are the hidden states backward needs: saved, not copied
+    return outs
+
+
+# ---------------------------------------------------------------------------- composed version (double backward)
+def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse):
+    """The same recurrence from differentiable ember ops, one step at a time (slow; used for create_graph)."""
+    T = xg.shape[0]
+    H = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    ys = [None] * T
+    for t in _steps(T, reverse):
+        x = xg[t]
+        hg = h @ w_hh.mT
+        if b_hh is not None:
+            hg = hg + b_hh
+        if mode == "LSTM":
+            gates = x + hg
+            i, f = gates[:, :H].sigmoid(), gates[:, H:2 * H].sigmoid()
+            g, o = gates[:, 2 * H:3 * H].tanh(), gates[:, 3 * H:].sigmoid()
+            c = f * c + i * g
+            h = o * c.tanh()
+            if w_hr is not None:
+                h = h @ w_hr.mT
+        elif mode == "GRU":
+            r = (x[:, :H] + hg[:, :H]).sigmoid()
+            z = (x[:, H:2 * H] + hg[:, H:2 * H]).sigmoid()
+            n = (x[:, 2 * H:] + r * hg[:, 2 * H:]).tanh()
+            h = n + z * (h - n)
+        else:
+            pre = x + hg
+            h = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+        ys[t] = h
+    from ... import ops
+    return ops.stack(ys), h, c
+
+
+def _composed_backward(mode, reverse, inputs, grad_outputs, next_functions):
+    from ...autograd.engine import grad as autograd_grad
+    outs = _composed_recurrence(mode, *inputs, reverse)
+    pairs = [(o, g) for o, g in zip(outs, grad_outputs) if o is not None and g is not None and o._requires_grad]
+    wanted = [i for i, (t, e) in enumerate(zip(inputs, next_functions)) if t is not None and e is not None]
+    result = [None] * len(inputs)
+    if not pairs or not wanted:
+        return tuple(result)
+    grads = autograd_grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                          create_graph=True, allow_unused=True)
+    for i, g in zip(wanted, grads):
+        result[i] = g
+    return tuple(result)
+
+
+# ------------------------------------------------------------------------------------------------------ helpers
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _input_projection(x, w_ih, b_ih):
+    """``x @ w_ih^T + b_ih`` for a (T, B, I) input as one 2-D matmul, reshaped to (T, B, G)."""
+    T, B, I = x.shape
+    x2 = x.reshape(T * B, I)
+    xg = x2 @ w_ih.mT
+    if b_ih is not None:
+        xg = xg + b_ih
+    return xg.reshape(T, B, w_ih.shape[0])
+
+
+def _new_param(shape, factory_kwargs):
+    from ... import ops
+    return Parameter(ops.empty(*shape, **factory_kwargs))
+
+
+def _factory_kwargs(device, dtype):
+    kw = {}
+    if device is not None:
+        kw["device"] = device
+    if dtype is not None:
+        kw["dtype"] = dtype
+    return kw
+
+
+def _zeros(shape, like):
+    return wrap(like._xp.zeros(shape, dtype=like._data.dtype))
+
+
+def _check_positive_int(value, name):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"{name} should be of type int, got: {type(value).__name__}")
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than zero")
+
+
+# ------------------------------------------------------------------------------------------------------ RNNBase
+class RNNBase(Module):
+    r"""Base class of :class:`RNN`, :class:`LSTM` and :class:`GRU`: parameters, checks and the layer loop.
+
+    Args:
+        mode (str): ``'LSTM'``, ``'GRU'``, ``'RNN_TANH'`` or ``'RNN_RELU'``.
+        input_size (int): the number of expected features in the input ``x``.
+        hidden_size (int): the number of features in the hidden state ``h``.
+        num_layers (int): the number of stacked recurrent layers. Default: 1.
+        bias (bool): if ``False``, the layers use no ``b_ih`` and ``b_hh``. Default: ``True``.
+        batch_first (bool): if ``True``, input and output are ``(batch, seq, feature)`` instead of
+            ``(seq, batch, feature)`` (hidden states are unaffected). Default: ``False``.
+        dropout (float): dropout probability on the outputs of each layer except the last. Default: 0.
+        bidirectional (bool): if ``True``, a bidirectional network. Default: ``False``.
+        proj_size (int): LSTM only: if ``> 0``, an LSTM with projections of that size. Default: 0.
+    """
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout) if isinstance(dropout, numbers.Number) and not isinstance(dropout, bool) \
+            else dropout
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+
+        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                          UserWarning, stacklevel=3)
+        if not isinstance(input_size, numbers.Integral) or isinstance(input_size, bool) or input_size <= 0:
+            raise ValueError(f"input_size must be a positive integer, got {input_size!r}")
+        _check_positive_int(hidden_size, "hidden_size")
+        _check_positive_int(num_layers, "num_layers")
+        if not isinstance(proj_size, numbers.Integral) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        fk = _factory_kwargs(device, dtype)
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_input = input_size if layer == 0 else real_hidden * num_directions
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [("weight_ih_l{}{}", (gate_size, layer_input)), ("weight_hh_l{}{}", (gate_size, real_hidden))]
+                if bias:
+                    shapes += [("bias_ih_l{}{}", (gate_size,)), ("bias_hh_l{}{}", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr_l{}{}", (proj_size, hidden_size))]
+                names = []
+                for fmt, shape in shapes:
+                    name = fmt.format(layer, suffix)
+                    setattr(self, name, _new_param(shape, fk))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Draw every weight and bias from :math:`\\mathcal{U}(-1/\\sqrt{hidden\\_size}, 1/\\sqrt{hidden\\_size})`."""
+        from .. import init
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def flatten_parameters(self) -> None:
+        """Kept for compatibility: ember keeps no fused weight buffer, so there is nothing to flatten."""
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        """The parameters as a list, per layer and direction, of ``[w_ih, w_hh, b_ih, b_hh, (w_hr)]``."""
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # -- checks ----------------------------------------------------------------------------------------------
+    def check_input(self, input, batch_sizes=None) -> None:
+        """Raise if ``input`` has the wrong rank, dtype or feature size."""
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{type(self).__name__}: input must be a Tensor, got {type(input).__name__}")
+        w = self._flat_weights[0]
+        if input.dtype != w.dtype:
+            raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
+        expected_input_dim = 2 if batch_sizes is not None else 3
+        if input.dim() != expected_input_dim:
+            raise RuntimeError(f"input must have {expected_input_dim} dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{input.size(-1)}")
+
+    def get_expected_hidden_size(self, input, batch_sizes=None):
+        """The shape ``(num_layers * num_directions, batch, real_hidden_size)`` the hidden state must have."""
+        mini_batch = int(batch_sizes[0]) if batch_sizes is not None else \
+            (input.size(0) if self.batch_first else input.size(1))
+        num_directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * num_directions, mini_batch, real_hidden)
+
+    def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}") -> None:
+        """Raise a ``RuntimeError`` unless ``hx`` has ``expected_hidden_size``."""
+        if not isinstance(hx, Tensor):
+            raise TypeError(f"{type(self).__name__}: hidden state must be a Tensor, got {type(hx).__name__}")
+        if tuple(hx.shape) != tuple(expected_hidden_size):
+            raise RuntimeError(msg.format(tuple(expected_hidden_size), list(hx.shape)))
+        if hx.dtype != self._flat_weights[0].dtype:
+            raise ValueError(f"hidden state must have the type {self._flat_weights[0].dtype}, got type {hx.dtype}")
+
+    def check_forward_args(self, input, hidden, batch_sizes=None) -> None:
+        """Check the input and the hidden state of RNN and GRU."""
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    # -- the computation -------------------------------------------------------------------------------------
+    def _run(self, input, h0, c0, batch_sizes=None):
+        """Run all layers on a (T, B, I) input. Returns ``(output, h_n, c_n or None)``."""
+        from ... import ops
+        num_directions = 2 if self.bidirectional else 1
+        per_direction = len(self._flat_weights_names) // (self.num_layers * num_directions)
+        weights = self._flat_weights
+        h0s = h0.unbind(0)
+        c0s = c0.unbind(0) if c0 is not None else None
+        layer_input = input
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(num_directions):
+                idx = layer * num_directions + direction
+                w = weights[idx * per_direction:(idx + 1) * per_direction]
+                w_ih, w_hh = w[0], w[1]
+                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+                w_hr = w[-1] if self.proj_size > 0 else None
+                xg = _input_projection(layer_input, w_ih, b_ih)
+                y, h, c = _recurrence(self.mode, xg, h0s[idx], None if c0s is None else c0s[idx], w_hh, b_hh,
+                                      w_hr, direction == 1)
+                outputs.append(y)
+                h_n.append(h)
+                c_n.append(c)
+            layer_input = outputs[0] if num_directions == 1 else ops.cat(outputs, 2)
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                from ..functional import dropout
+                layer_input = dropout(layer_input, p=self.dropout, training=True)
+        return layer_input, ops.stack(h_n), (ops.stack(c_n) if c0 is not None else None)
+
+    def _prepare(self, input, hx, name, lstm):
+        """Shared forward prologue: rank check, batching, layout, default and checked hidden state."""
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
+        is_batched = input.dim() == 3
+        batch_dim = 0 if self.batch_first else 1
+        if not is_batched:
+            input = input.unsqueeze(batch_dim)
+        if hx is not None:
+            if lstm:
+                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                    raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got "
+                                    f"{type(hx).__name__}")
+                want = 3 if is_batched else 2
+                if hx[0].dim() != want or hx[1].dim() != want:
+                    kind = "batched 3-D" if is_batched else "unbatched 2-D"
+                    raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
+                                       f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
+                if not is_batched:
+                    hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+            else:
+                if not isinstance(hx, Tensor):
+                    raise TypeError(f"{name}: hx must be a Tensor, got {type(hx).__name__}")
+                if is_batched and hx.dim() != 3:
+                    raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
+                if not is_batched and hx.dim() != 2:
+                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {hx.dim()}-D tensor")
+                if not is_batched:
+                    hx = hx.unsqueeze(1)
+        self.check_input(input)
+        expected = self.get_expected_hidden_size(input)
+        w = self._flat_weights[0]
+        if hx is None:
+            h0 = _zeros(expected, w)
+            c0 = _zeros(expected[:2] + (self.hidden_size,), w) if lstm else None
+        elif lstm:
+            h0, c0 = hx
+            self.check_hidden_size(h0, expected, "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(c0, expected[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
+        else:
+            h0, c0 = hx, None
+            self.check_hidden_size(h0, expected)
+        if self.batch_first:
+            input = input.transpose(0, 1)
+        return input, h0, c0, is_batched
+
+    def _finish(self, output, h_n, c_n, is_batched):
+        if self.batch_first:
+            output = output.transpose(0, 1)
+        if not is_batched:
+            output = output.squeeze(0 if self.batch_first else 1)
+            h_n = h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if c_n is not None else None
+        return output, h_n, c_n
+
+    def _forward_impl(self, input, hx, name, lstm):
+        packed = _is_packed(input)
+        if packed:
+            return self._forward_packed(input, hx, name, lstm)
+        input, h0, c0, is_batched = self._prepare(input, hx, name, lstm)
+        output, h_n, c_n = self._run(input, h0, c0)
+        output, h_n, c_n = self._finish(output, h_n, c_n, is_batched)
+        return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+    def _forward_packed(self, packed, hx, name, lstm):
+        raise NotImplementedError(f"{name}: PackedSequence input is not supported yet; pad the batch "
+                                  "(nn.utils.rnn.pad_sequence) and pass a plain tensor")
+
+
+def _refuse_extra_kwargs(name, kwargs):
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+def _is_packed(x) -> bool:
+    return type(x).__name__ == "PackedSequence"
+
+
+class RNN(RNNBase):
+    r"""A multi-layer Elman RNN with :math:`\tanh` or ReLU non-linearity.
+
+    For each element of the input sequence each layer computes
+
+    .. math::
+        h_t = \tanh(x_t W_{ih}^T + b_{ih} + h_{t-1} W_{hh}^T + b_{hh})
+
+    Args:
+        input_size: the number of expected features in the input ``x``.
+        hidden_size: the number of features in the hidden state ``h``.
+        num_layers: the number of stacked recurrent layers. Default: 1.
+        nonlinearity: ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+        bias: if ``False``, no ``b_ih`` and ``b_hh``. Default: ``True``.
+        batch_first: if ``True``, input and output are ``(batch, seq, feature)``. Default: ``False``.
+        dropout: dropout on the outputs of each layer except the last. Default: 0.
+        bidirectional: if ``True``, a bidirectional RNN. Default: ``False``.
+
+    Inputs: ``input, hx``
+        * **input**: :math:`(L, H_{in})` unbatched, :math:`(L, N, H_{in})`, or :math:`(N, L, H_{in})` with
+          ``batch_first=True``.
+        * **hx**: :math:`(D \cdot num\_layers, H_{out})` or :math:`(D \cdot num\_layers, N, H_{out})`; zeros if
+          not given.
+
+    Outputs: ``output, h_n``
+        * **output**: :math:`(L, N, D \cdot H_{out})` (or batch first): the last layer's ``h_t`` for every ``t``.
+        * **h_n**: :math:`(D \cdot num\_layers, N, H_{out})`: the final hidden state of every layer and direction.
+
+    Attributes:
+        weight_ih_l[k]: :math:`(hidden\_size, input\_size)` for ``k = 0``, else
+            :math:`(hidden\_size, D \cdot hidden\_size)`.
+        weight_hh_l[k]: :math:`(hidden\_size, hidden\_size)`.
+        bias_ih_l[k], bias_hh_l[k]: :math:`(hidden\_size)`.
+
+    All are drawn from :math:`\mathcal{U}(-\sqrt{k}, \sqrt{k})` with :math:`k = 1/hidden\_size`.
+
+    Example::
+
+        >>> rnn = nn.RNN(10, 20, 2)
+        >>> output, hn = rnn(ember.randn(5, 3, 10), ember.randn(2, 3, 20))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_extra_kwargs("RNN", kwargs)
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        """Run the RNN over ``input``; returns ``(output, h_n)``."""
+        return self._forward_impl(input, hx, "RNN", lstm=False)
+
+
+class LSTM(RNNBase):
+    r"""A multi-layer long short-term memory (LSTM) RNN.
+
+    For each element of the input sequence each layer computes
+
+    .. math::
+        \begin{array}{ll}
+        i_t = \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi}) \\
+        f_t = \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf}) \\
+        g_t = \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) \\
+        o_t = \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho}) \\
+        c_t = f_t \odot c_{t-1} + i_t \odot g_t \\
+        h_t = o_t \odot \tanh(c_t)
+        \end{array}
+
+    With ``proj_size > 0`` the hidden state is projected, :math:`h_t = W_{hr} h_t`, so ``h`` has ``proj_size``
+    features.
+
+    Args:
+        input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional: as for :class:`RNN`.
+        proj_size: if ``> 0``, use an LSTM with projections of this size. Default: 0.
+
+    Inputs: ``input, (h_0, c_0)``; both states default to zeros.
+
+    Outputs: ``output, (h_n, c_n)``
+        * **output**: :math:`(L, N, D \cdot H_{out})` (or batch first), :math:`H_{out}` = ``proj_size`` or
+          ``hidden_size``.
+        * **h_n**: :math:`(D \cdot num\_layers, N, H_{out})`; **c_n**: :math:`(D \cdot num\_layers, N, H_{cell})`.
+
+    Attributes:
+        weight_ih_l[k]: :math:`(4 \cdot hidden\_size, input\_size)` for ``k = 0``, gates stacked as
+            ``(W_ii | W_if | W_ig | W_io)``.
+        weight_hh_l[k]: :math:`(4 \cdot hidden\_size, H_{out})`.
+        bias_ih_l[k], bias_hh_l[k]: :math:`(4 \cdot hidden\_size)`.
+        weight_hr_l[k]: :math:`(proj\_size, hidden\_size)` when ``proj_size > 0``.
+        The ``_reverse`` variants hold the backward direction of a bidirectional LSTM.
+
+    Example::
+
+        >>> lstm = nn.LSTM(10, 20, 2)
+        >>> output, (hn, cn) = lstm(ember.randn(5, 3, 10))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         proj_size, device=device, dtype=dtype)
+
+    def get_expected_cell_size(self, input, batch_sizes=None):
+        """The shape ``(num_layers * num_directions, batch, hidden_size)`` the cell state must have."""
+        return self.get_expected_hidden_size(input, batch_sizes)[:2] + (self.hidden_size,)
+
+    def forward(self, input, hx=None):
+        """Run the LSTM over ``input``; returns ``(output, (h_n, c_n))``."""
+        return self._forward_impl(input, hx, "LSTM", lstm=True)
+
+
+class GRU(RNNBase):
+    r"""A multi-layer gated recurrent unit (GRU) RNN.
+
+    For each element of the input sequence each layer computes
+
+    .. math::
+        \begin{array}{ll}
+        r_t = \sigma(W_{ir} x_t + b_{ir} + W_{hr} h_{t-1} + b_{hr}) \\
+        z_t = \sigma(W_{iz} x_t + b_{iz} + W_{hz} h_{t-1} + b_{hz}) \\
+        n_t = \tanh(W_{in} x_t + b_{in} + r_t \odot (W_{hn} h_{t-1} + b_{hn})) \\
+        h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}
+        \end{array}
+
+    Args:
+        input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional: as for :class:`RNN`.
+
+    Inputs and outputs are those of :class:`RNN`. ``weight_ih_l[k]`` is :math:`(3 \cdot hidden\_size, ...)`, gates
+    stacked as ``(W_ir | W_iz | W_in)``.
+
+    Example::
+
+        >>> gru = nn.GRU(10, 20, 2)
+        >>> output, hn = gru(ember.randn(5, 3, 10))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, device=None, dtype=None, **kwargs):
+        _refuse_extra_kwargs("GRU", kwargs)
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
+                         device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        """Run the GRU over ``input``; returns ``(output, h_n)``."""
+        return self._forward_impl(input, hx, "GRU", lstm=False)
+
+
+# -------------------------------------------------------------------------------------------------------- cells
+class RNNCellBase(Module):
+    """Base class of the cells: ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh`` and their initialisation."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(input_size, numbers.Integral) or isinstance(input_size, bool) or input_size <= 0:
+            raise ValueError(f"input_size must be a positive integer, got {input_size!r}")
+        _check_positive_int(hidden_size, "hidden_size")
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        fk = _factory_kwargs(device, dtype)
+        self.weight_ih = _new_param((num_chunks * hidden_size, input_size), fk)
+        self.weight_hh = _new_param((num_chunks * hidden_size, hidden_size), fk)
+        if bias:
+            self.bias_ih = _new_param((num_chunks * hidden_size,), fk)
+            self.bias_hh = _new_param((num_chunks * hidden_size,), fk)
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self) -> None:
+        """Draw every weight and bias from :math:`\\mathcal{U}(-1/\\sqrt{hidden\\_size}, 1/\\sqrt{hidden\\_size})`."""
+        from .. import init
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _step(self, mode, name, input, hx, cx=None):
+        """One time step through the fused recurrence (T = 1). Returns ``(h', c' or None)``."""
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}: input must be a Tensor, got {type(input).__name__}")
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        for label, state in (("hx", hx), ("cx", cx)):
+            if state is not None and (not isinstance(state, Tensor) or state.dim() not in (1, 2)):
+                got = f"{state.dim()}D" if isinstance(state, Tensor) else type(state).__name__
+                raise ValueError(f"{name}: Expected {label} to be 1D or 2D, got {got} instead")
+        is_batched = input.dim() == 2
+        if not is_batched:
+            input = input.unsqueeze(0)
+        w = self.weight_ih
+        if input.dtype != w.dtype:
+            raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+        batch = input.size(0)
+        states = []
+        for k, state in enumerate((hx, cx) if mode == "LSTM" else (hx,)):
+            if state is None:
+                state = _zeros((batch, self.hidden_size), w)
+            elif not is_batched:
+                state = state.unsqueeze(0)
+            if state.size(0) != batch:
+                raise RuntimeError(f"Input batch size {batch} doesn't match hidden{k} batch size {state.size(0)}")
+            if state.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.size(1)}, expected "
+                                   f"{self.hidden_size}")
+            if state.dtype != w.dtype:
+                raise ValueError(f"hidden{k} must have the type {w.dtype}, got type {state.dtype}")
+            states.append(state)
+        xg = input @ self.weight_ih.mT
+        if self.bias_ih is not None:
+            xg = xg + self.bias_ih
+        _, h, c = _recurrence(mode, xg.unsqueeze(0), states[0], states[1] if mode == "LSTM" else None,
+                              self.weight_hh, self.bias_hh, None, False)
+        if not is_batched:
+            h = h.squeeze(0)
+            c = c.squeeze(0) if c is not None else None
+        return h, c
+
+
+class RNNCell(RNNCellBase):
+    r"""An Elman RNN cell with tanh or ReLU non-linearity: :math:`h' = \tanh(W_{ih} x + b_{ih} + W_{hh} h + b_{hh})`.
+
+    Args:
+        input_size: the number of expected features in the input ``x``.
+        hidden_size: the number of features in the hidden state ``h``.
+        bias: if ``False``, no ``b_ih`` and ``b_hh``. Default: ``True``.
+        nonlinearity: ``'tanh'`` or ``'relu'``. Default: ``'tanh'``.
+
+    Inputs: ``input`` :math:`(N, H_{in})` or :math:`(H_{in})`, ``hidden`` :math:`(N, H_{out})` or :math:`(H_{out})`
+    (zeros if not given). Output: ``h'`` with the shape of ``hidden``.
+
+    Example::
+
+        >>> cell = nn.RNNCell(10, 20)
+        >>> hx = cell(ember.randn(3, 10))
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        """One step: returns the next hidden state."""
+        if self.nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif self.nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return self._step(mode, "RNNCell", input, hx)[0]
+
+
+class LSTMCell(RNNCellBase):
+    r"""A long short-term memory (LSTM) cell: one step of :class:`LSTM` (gates ``i, f, g, o``).
+
+    Args:
+        input_size: the number of expected features in the input ``x``.
+        hidden_size: the number of features in the hidden state ``h``.
+        bias: if ``False``, no ``b_ih`` and ``b_hh``. Default: ``True``.
+
+    Inputs: ``input``, ``(h_0, c_0)`` (zeros if not given). Outputs: ``(h_1, c_1)``.
+    ``weight_ih`` is :math:`(4 \cdot hidden\_size, input\_size)`, ``weight_hh`` :math:`(4 \cdot hidden\_size,
+    hidden\_size)`.
+
+    Example::
+
+        >>> cell = nn.LSTMCell(10, 20)
+        >>> hx, cx = cell(ember.randn(3, 10))
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        """One step: returns ``(h_1, c_1)``."""
+        if hx is None:
+            h0 = c0 = None
+        else:
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise TypeError(f"LSTMCell: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
+            h0, c0 = hx
+        return self._step("LSTM", "LSTMCell", input, h0, c0)
+
+
+class GRUCell(RNNCellBase):
+    r"""A gated recurrent unit (GRU) cell: one step of :class:`GRU` (gates ``r, z, n``).
+
+    Args:
+        input_size: the number of expected features in the input ``x``.
+        hidden_size: the number of features in the hidden state ``h``.
+        bias: if ``False``, no ``b_ih`` and ``b_hh``. Default: ``True``.
+
+    Inputs: ``input``, ``hidden`` (zeros if not given). Output: ``h'``.
+    ``weight_ih`` is :math:`(3 \cdot hidden\_size, input\_size)`, ``weight_hh`` :math:`(3 \cdot hidden\_size,
+    hidden\_size)`.
+
+    Example::
+
+        >>> cell = nn.GRUCell(10, 20)
+        >>> hx = cell(ember.randn(3, 10))
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        """One step: returns the next hidden state."""
+        return self._step("GRU", "GRUCell", input, hx)[0]

@@ -1,0 +1,139 @@
+"""Core engine benchmark: per-op overhead, tiny backward, an MLP training step and import time.
+
+Every figure is a ratio to plain NumPy doing the same arithmetic, measured in the same run:
+
+    python benchmarks/core_ops.py
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+import ember as em
+
+
+def best(fn, number, repeat=7):
+    """Best time per call in seconds."""
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def per_op_overhead():
+    a_np, b_np = np.ones(1, np.float32), np.ones(1, np.float32)
+    a, b = em.ones(1), em.ones(1)
+    ga, gb = em.ones(1, requires_grad=True), em.ones(1, requires_grad=True)
+    n = 100_000
+    t_np = best(lambda: np.add(a_np, b_np), n)
+    t_plain = best(lambda: a + b, n)
+    t_graph = best(lambda: ga + gb, n)
+
+    def tiny():
+        (ga * gb + ga).sum().backward()
+    t_bw = best(tiny, 10_000)
+    return [
+        ("numpy add, 1 element", t_np * 1e6, "us", 1.0, "-"),
+        ("a + b, no grad", t_plain * 1e6, "us", t_plain / t_np, "<= 2.5x"),
+        ("a + b, graph recorded", t_graph * 1e6, "us", t_graph / t_np, "<= 4x"),
+        ("(a*b + a).sum().backward()", t_bw * 1e6, "us", t_bw / t_np, "<= 40 us"),
+    ]
+
+
+def mlp_step(batch=128, sizes=(784, 256, 128, 10), lr=0.01):
+    rng = np.random.default_rng(0)
+    ws = [rng.standard_normal((i, o)).astype(np.float32) * np.float32(np.sqrt(2.0 / i))
+          for i, o in zip(sizes[:-1], sizes[1:])]
+    bs = [np.zeros(o, np.float32) for o in sizes[1:]]
+    x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    y = np.eye(sizes[-1], dtype=np.float32)[rng.integers(0, sizes[-1], batch)]
+
+    # --- the same arithmetic written directly in numpy
+    W = [w.copy() for w in ws]
+    B = [b.copy() for b in bs]
+
+    def numpy_step():
+        acts = [x]
+        pre = []
+        h = x
+        for i in range(len(W)):
+            z = h @ W[i] + B[i]
+            pre.append(z)
+            h = np.maximum(z, 0) if i < len(W) - 1 else z
+            acts.append(h)
+        diff = h - y
+        _loss = (diff * diff).mean()
+        g = diff * (2.0 / diff.size)
+        for i in reversed(range(len(W))):
+            if i < len(W) - 1:
+                g = g * (pre[i] > 0)
+            gw = acts[i].T @ g
+            gb = g.sum(0)
+            if i > 0:
+                g = g @ W[i].T
+            W[i] -= lr * gw
+            B[i] -= lr * gb
+
+    # --- ember: forward, backward, hand-written SGD update
+    EW = [em.tensor(w, requires_grad=True) for w in ws]
+    EB = [em.tensor(b, requires_grad=True) for b in bs]
+    ex, ey = em.tensor(x), em.tensor(y)
+    params = EW + EB
+
+    def ember_step():
+        h = ex
+        for i in range(len(EW)):
+            h = h @ EW[i] + EB[i]
+            if i < len(EW) - 1:
+                h = em.relu(h)
+        loss = ((h - ey) ** 2).mean()
+        loss.backward()
+        with em.no_grad():
+            for p in params:
+                p.sub_(p.grad, alpha=lr)
+                p.grad = None
+
+    t_np = best(numpy_step, 50, repeat=5)
+    t_em = best(ember_step, 50, repeat=5)
+    return [("MLP 784-256-128-10 step, numpy", t_np * 1e3, "ms", 1.0, "-"),
+            ("MLP 784-256-128-10 step, ember", t_em * 1e3, "ms", t_em / t_np, "<= 1.3x")]
+
+
+def import_time():
+    def run(code):
+        times = []
+        for _ in range(5):
+            out = subprocess.run([sys.executable, "-c",
+                                  f"import time; t=time.perf_counter(); {code}; print(time.perf_counter()-t)"],
+                                 capture_output=True, text=True, check=True)
+            times.append(float(out.stdout))
+        return min(times)
+
+    def wall(code):
+        times = []
+        for _ in range(5):
+            t = timeit.default_timer()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times.append(timeit.default_timer() - t)
+        return min(times)
+
+    t_np = run("import numpy")
+    t_em = run("import ember")
+    t_wall = wall("import ember")
+    t_py = wall("pass")
+    return [("import numpy (in-process)", t_np * 1e3, "ms", 1.0, "-"),
+            ("import ember (in-process)", t_em * 1e3, "ms", t_em / t_np, "-"),
+            ("python -c 'import ember' (wall)", t_wall * 1e3, "ms", t_wall / (t_py or 1), "<= 300 ms")]
+
+
+def main():
+    rows = per_op_overhead() + mlp_step() + import_time()
+    print(f"{'benchmark':40s} {'time':>10s} {'unit':4s} {'ratio':>8s}  target")
+    print("-" * 78)
+    for name, value, unit, ratio, target in rows:
+        print(f"{name:40s} {value:10.2f} {unit:4s} {ratio:8.2f}x  {target}")
+    print("\nratios: to the first row of each group (numpy add / numpy MLP / numpy import; wall time to bare python)")
+
+
+if __name__ == "__main__":
+    main()

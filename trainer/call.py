@@ -1,0 +1,77 @@
+"""Calling hooks in Lightning's order: callbacks first, then the LightningModule.
+
+While a hook runs, ``pl_module._current_fx_name`` names it, so ``self.log`` knows which hook is logging (and can
+refuse hooks where Lightning forbids logging).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["call_callback_hooks", "call_module_hook", "call_datamodule_hook", "is_overridden"]
+
+
+def is_overridden(name: str, instance: Any, parent: type) -> bool:
+    """True if ``type(instance)`` defines ``name`` differently from ``parent``."""
+    if instance is None:
+        return False
+    attr = getattr(type(instance), name, None)
+    base = getattr(parent, name, None)
+    if attr is None:
+        return False
+    return getattr(attr, "__code__", attr) is not getattr(base, "__code__", base)
+
+
+def _overriding_callbacks(trainer, hook_name: str):
+    # Cached per hook: only callbacks that override the hook are called, which keeps per-batch dispatch cheap.
+    cache = trainer._callback_hook_cache
+    hooks = cache.get(hook_name)
+    if hooks is None:
+        from ..callbacks.callback import Callback
+        hooks = [(cb, getattr(cb, hook_name)) for cb in trainer.callbacks
+                 if is_overridden(hook_name, cb, Callback) or not hasattr(Callback, hook_name)]
+        cache[hook_name] = hooks
+    return hooks
+
+
+def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callbacks=None, **kwargs: Any) -> None:
+    """Call ``hook_name`` on every callback that implements it.
+
+    ``monitoring_callbacks`` True/False restricts the call to the callbacks that monitor metrics (checkpointing,
+    early stopping) or to the others, for Lightning's split ``on_train_epoch_end`` ordering.
+    """
+    pl_module = trainer.lightning_module
+    prev = None
+    if pl_module is not None:
+        prev = pl_module._current_fx_name
+        pl_module._current_fx_name = hook_name
+    try:
+        for cb, fn in _overriding_callbacks(trainer, hook_name):
+            if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
+                continue
+            fn(trainer, pl_module, *args, **kwargs)
+    finally:
+        if pl_module is not None:
+            pl_module._current_fx_name = prev
+
+
+def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwargs: Any) -> Any:
+    """Call the LightningModule's ``hook_name`` and return its result."""
+    pl_module = pl_module or trainer.lightning_module
+    fn = getattr(pl_module, hook_name, None)
+    if fn is None:
+        return None
+    prev = pl_module._current_fx_name
+    pl_module._current_fx_name = hook_name
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        pl_module._current_fx_name = prev
+
+
+def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``hook_name`` on the attached LightningDataModule, if there is one."""
+    dm = trainer.datamodule
+    if dm is None:
+        return None
+    fn = getattr(dm, hook_name, None)
+    return fn(*args, **kwargs) if callable(fn) else None

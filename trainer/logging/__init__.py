@@ -1,0 +1,1 @@
+"""``self.log`` machinery: the per-hook rules, the result collection and the connector that fans values out."""

@@ -1,0 +1,207 @@
+"""The logger connector: validates ``self.log`` calls and fans logged values out.
+
+Values go to ``trainer.callback_metrics`` (what callbacks and schedulers monitor), ``trainer.progress_bar_metrics``
+(``prog_bar=True``) and ``trainer.logged_metrics``/the loggers. Training step values reach the loggers every
+``log_every_n_steps`` optimizer-stepping batches, at step ``_batches_that_stepped``, with an ``epoch`` key added;
+epoch values at the end of each epoch. Values logged during the sanity check are discarded.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from ...core.tensor import Tensor
+from ..exceptions import MisconfigurationException
+from .fx_validator import _RULES, check_logging, defaults_for
+from .result import LogMeta, ResultCollection, _normalize_reduce_fx, is_metric
+
+__all__ = ["LoggerConnector"]
+
+
+def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
+    return {k: (v.item() if isinstance(v, Tensor) else float(v)) for k, v in metrics.items()}
+
+
+class LoggerConnector:
+    """Owns the result collections and the three metric dicts of the Trainer."""
+
+    def __init__(self, trainer):
+        self.trainer = trainer
+        self.callback_metrics: Dict[str, Tensor] = {}
+        self.logged_metrics: Dict[str, Tensor] = {}
+        self.progress_bar_metrics: Dict[str, Tensor] = {}
+        self.train_results = ResultCollection(training=True)
+        self.eval_results: Optional[ResultCollection] = None
+        self.current: Optional[ResultCollection] = None
+        self.num_eval_dataloaders = 1
+        self.epoch_end_reached = False
+
+    def get_callback_metrics(self) -> Dict[str, Tensor]:
+        """``trainer.callback_metrics``: at the end of a training epoch it already holds the epoch values, so
+        callbacks and hooks in ``on_train_epoch_end`` can read (and monitor) them."""
+        if self.epoch_end_reached:
+            self.callback_metrics.update(self.train_results.metrics(on_step=False)["callback"])
+        return self.callback_metrics
+
+    # ------------------------------------------------------------------------------------------- self.log entry
+    def log(self, module, fx: Optional[str], name: str, value, *, prog_bar, logger, on_step, on_epoch, reduce_fx,
+            enable_graph, sync_dist, sync_dist_group, add_dataloader_idx, batch_size, metric_attribute,
+            rank_zero_only) -> None:
+        """Validate one ``self.log`` call and store it in the active result collection."""
+        if not isinstance(name, str):
+            raise TypeError(f"`self.log()` expects the name to be a string, got {type(name).__name__}: {name!r}")
+        if fx not in _RULES:
+            check_logging(fx, True, True)  # raises, naming the hook
+        if self.current is None:
+            raise MisconfigurationException(f"You can't `self.log()` inside `{fx}`: no training or evaluation loop "
+                                            "is running")
+        default_step, default_epoch = defaults_for(fx)
+        on_step = default_step if on_step is None else bool(on_step)
+        on_epoch = default_epoch if on_epoch is None else bool(on_epoch)
+        check_logging(fx, on_step, on_epoch)
+        if not on_step and not on_epoch:
+            raise MisconfigurationException(f"`self.log({name}, on_step=False, on_epoch=False)` is not useful. "
+                                            "Set one of them to True.")
+        metric = is_metric(value)
+        if not metric:
+            value = self._check_value(name, value, enable_graph)
+        elif metric_attribute is None:
+            metric_attribute = self._find_metric_attribute(module, value, name)
+        reduce = _normalize_reduce_fx(reduce_fx)
+        dl_idx = self.current.dataloader_idx
+        if add_dataloader_idx and dl_idx is not None and self.num_eval_dataloaders > 1:
+            name = f"{name}/dataloader_idx_{dl_idx}"
+        meta = LogMeta(fx=fx, name=name, prog_bar=bool(prog_bar), logger=True if logger is None else bool(logger),
+                       on_step=on_step, on_epoch=on_epoch, reduce_fx=reduce, enable_graph=enable_graph,
+                       sync_dist=sync_dist, rank_zero_only=rank_zero_only, dataloader_idx=dl_idx, is_metric=metric)
+        if batch_size is not None and (not isinstance(batch_size, numbers.Integral) or batch_size < 1):
+            raise MisconfigurationException(f"`self.log({name}, batch_size={batch_size!r})`: batch_size must be a "
+                                            "positive int")
+        self.current.log(meta, value, batch_size)
+
+    @staticmethod
+    def _check_value(name: str, value, enable_graph: bool):
+        if isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, numbers.Number):
+            return value
+        if isinstance(value, Tensor):
+            if value.numel() != 1:
+                raise ValueError(f"`self.log({name}, {value})` was called, but the tensor must have a single element "
+                                 f"(shape {list(value.shape)}). You can try doing `self.log({name}, value.mean())`")
+            return value if enable_graph else value.detach()
+        if isinstance(value, dict):
+            raise ValueError(f"`self.log({name}, {value})` was called, but nested dicts are not supported; use "
+                             "`self.log_dict` for a flat dict of values")
+        raise ValueError(f"`self.log({name}, {value!r})` was called, but `{type(value).__name__}` values are not "
+                         "supported: log a number, a one-element tensor or a Metric")
+
+    @staticmethod
+    def _find_metric_attribute(module, metric, name: str) -> str:
+        for attr, sub in module.named_modules():
+            if sub is metric:
+                return attr
+        for attr, val in vars(module).items():
+            if val is metric:
+                return attr
+        return name
+
+    # ------------------------------------------------------------------------------------------------ training
+    def on_train_batch_start(self, batch) -> None:
+        self.current = self.train_results
+        self.train_results.batch = batch
+        self.train_results.batch_size = None
+        self.train_results.dataloader_idx = None
+
+    def on_train_batch_end(self, should_log: bool, step: int) -> None:
+        """Publish the batch's step values (to the loggers too when ``should_log``)."""
+        metrics = self.train_results.metrics(on_step=True)
+        self.callback_metrics.update(metrics["callback"])
+        self.progress_bar_metrics.update(metrics["pbar"])
+        if should_log and metrics["log"]:
+            self.log_metrics(metrics["log"], step)
+        self.train_results.clear_step()
+
+    def on_train_epoch_end(self, step: int) -> None:
+        """Publish the epoch values of training, then reset the epoch accumulators."""
+        self.current = self.train_results
+        metrics = self.train_results.metrics(on_step=False, sync=self.trainer.strategy.reduce_number)
+        self.callback_metrics.update(metrics["callback"])
+        self.progress_bar_metrics.update(metrics["pbar"])
+        if metrics["log"]:
+            self.log_metrics(metrics["log"], step)
+        self.train_results.reset_epoch()
+
+    # ---------------------------------------------------------------------------------------------- evaluation
+    def on_eval_start(self, num_dataloaders: int) -> None:
+        self.eval_results = ResultCollection(training=False)
+        self.current = self.eval_results
+        self.num_eval_dataloaders = num_dataloaders
+
+    def on_eval_batch_start(self, batch, dataloader_idx: int) -> None:
+        self.current = self.eval_results
+        self.eval_results.batch = batch
+        self.eval_results.batch_size = None
+        self.eval_results.dataloader_idx = dataloader_idx if self.num_eval_dataloaders > 1 else None
+
+    def on_eval_batch_end(self, step: int, sanity: bool) -> None:
+        metrics = self.eval_results.metrics(on_step=True)
+        if not sanity:
+            self.callback_metrics.update(metrics["callback"])
+            self.progress_bar_metrics.update(metrics["pbar"])
+            if metrics["log"]:
+                self.log_metrics(metrics["log"], step)
+        self.eval_results.clear_step()
+
+    def on_eval_end(self, step: int, sanity: bool) -> List[Dict[str, float]]:
+        """Publish the evaluation epoch values; return one dict of them per dataloader."""
+        metrics = self.eval_results.metrics(on_step=False, sync=self.trainer.strategy.reduce_number)
+        self.eval_results.reset_epoch()
+        self.current = self.train_results if self.trainer.training else None
+        if sanity:
+            return []
+        self.callback_metrics.update(metrics["callback"])
+        self.progress_bar_metrics.update(metrics["pbar"])
+        if metrics["log"]:
+            self.log_metrics(metrics["log"], step)
+        logged = _to_float_dict(metrics["log"])
+        results = []
+        for idx in range(self.num_eval_dataloaders):
+            suffix = f"/dataloader_idx_{idx}"
+            results.append({k: v for k, v in logged.items()
+                            if self.num_eval_dataloaders == 1 or k.endswith(suffix) or "/dataloader_idx_" not in k})
+        return results
+
+    def train_results_state(self) -> Dict[str, Any]:
+        return self.train_results.state_dict()
+
+    def load_train_results_state(self, state: Dict[str, Any]) -> None:
+        self.train_results.load_state_dict(state)
+
+    # ------------------------------------------------------------------------------------------------- loggers
+    def log_metrics(self, metrics: Dict[str, Any], step: Optional[int] = None) -> None:
+        """Send ``metrics`` to every logger (rank zero), adding ``epoch``; a logged ``step`` key sets the step."""
+        metrics = dict(metrics)
+        if "step" in metrics:
+            step = int(metrics.pop("step").item() if isinstance(metrics["step"], Tensor) else metrics.pop("step"))
+        trainer = self.trainer
+        if trainer.state.fn is not None and trainer.state.fn.value == "fit":
+            metrics.setdefault("epoch", Tensor._make(np.asarray(float(trainer.current_epoch), dtype=np.float32)))
+        self.logged_metrics.update(metrics)
+        if not trainer.loggers or not trainer.is_global_zero:
+            return
+        scalars = _to_float_dict(metrics)
+        for logger in trainer.loggers:
+            logger.log_metrics(scalars, step=step)
+
+    def reset_for_run(self) -> None:
+        """Fresh metric dicts at the start of fit/validate/test/predict."""
+        self.callback_metrics = {}
+        self.logged_metrics = {}
+        self.progress_bar_metrics = {}
+        self.train_results = ResultCollection(training=True)
+        self.eval_results = None
+        self.current = None
+

@@ -1,0 +1,150 @@
+"""Parsing ``configure_optimizers`` and the ``LightningOptimizer`` wrapper used in manual optimization."""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, fields
+from typing import Any, List, Optional, Tuple
+
+from .exceptions import MisconfigurationException
+
+__all__ = ["LRSchedulerConfig", "LightningOptimizer", "configure_optimizers"]
+
+
+@dataclass
+class LRSchedulerConfig:
+    """How the Trainer steps one scheduler: ``interval`` ("epoch" or "step"), ``frequency``, ``monitor``..."""
+
+    scheduler: Any
+    name: Optional[str] = None
+    interval: str = "epoch"
+    frequency: int = 1
+    reduce_on_plateau: bool = False
+    monitor: Optional[str] = None
+    strict: bool = True
+
+
+class LightningOptimizer:
+    """Wraps an optimizer for manual optimization: ``step`` fires ``on_before_optimizer_step`` and counts towards
+    ``global_step``; everything else is forwarded to the wrapped optimizer (``.optimizer``)."""
+
+    def __init__(self, optimizer, trainer=None):
+        self._optimizer = optimizer
+        self._trainer = trainer
+
+    @property
+    def optimizer(self):
+        """The wrapped optimizer."""
+        return self._optimizer
+
+    def __getattr__(self, name):
+        return getattr(self._optimizer, name)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """``optimizer.zero_grad``."""
+        self._optimizer.zero_grad(set_to_none=set_to_none)
+
+    def step(self, closure=None, **kwargs):
+        """Step the optimizer: runs ``closure`` (if given), then ``on_before_optimizer_step``, then the update."""
+        trainer = self._trainer
+
+        def wrapped():
+            result = closure() if closure is not None else None
+            if trainer is not None:
+                trainer._call_before_optimizer_step(self._optimizer)
+            return result
+
+        if closure is None:
+            result = wrapped()
+            out = self._optimizer.step(**kwargs)
+            result = out if out is not None else result
+        else:
+            result = self._optimizer.step(closure=wrapped, **kwargs)
+        if trainer is not None:
+            trainer._on_manual_optimizer_step()
+        return result
+
+    def __repr__(self):
+        return f"LightningOptimizer({self._optimizer!r})"
+
+
+_CONFIG_KEYS = {f.name for f in fields(LRSchedulerConfig)}
+
+
+def _is_optimizer(obj) -> bool:
+    from ..core.optim import Optimizer
+    return isinstance(obj, Optimizer)
+
+
+def _scheduler_config(entry, default_monitor=None) -> LRSchedulerConfig:
+    from ..core.optim.lr_scheduler import ReduceLROnPlateau
+    if isinstance(entry, dict):
+        if "scheduler" not in entry:
+            raise MisconfigurationException('The lr scheduler dict must have the key "scheduler" with its item being '
+                                            "an lr scheduler")
+        unknown = set(entry) - _CONFIG_KEYS
+        if unknown:
+            warnings.warn(f"Found unsupported keys in the lr scheduler dict: {sorted(unknown)}. HINT: remove them "
+                          "from the output of `configure_optimizers`.", RuntimeWarning)
+        cfg = LRSchedulerConfig(**{k: v for k, v in entry.items() if k in _CONFIG_KEYS})
+        if "monitor" not in entry and default_monitor is not None:
+            cfg.monitor = default_monitor
+    else:
+        cfg = LRSchedulerConfig(entry, monitor=default_monitor)
+    if cfg.interval not in ("step", "epoch"):
+        raise MisconfigurationException(f'The "interval" key in lr scheduler dict must be "step" or "epoch" but is '
+                                        f'"{cfg.interval}"')
+    if not isinstance(cfg.frequency, int) or cfg.frequency < 1:
+        raise MisconfigurationException(f'The "frequency" key in lr scheduler dict must be a positive int, got '
+                                        f"{cfg.frequency!r}")
+    cfg.reduce_on_plateau = isinstance(cfg.scheduler, ReduceLROnPlateau)
+    if cfg.reduce_on_plateau and cfg.monitor is None:
+        raise MisconfigurationException(
+            "`configure_optimizers` must include a monitor when a `ReduceLROnPlateau` scheduler is used. For example:"
+            ' {"optimizer": optimizer, "lr_scheduler": scheduler, "monitor": "metric_to_track"}')
+    return cfg
+
+
+def configure_optimizers(output) -> Tuple[List[Any], List[LRSchedulerConfig]]:
+    """Turn any of Lightning's ``configure_optimizers`` return forms into (optimizers, scheduler configs)."""
+    optimizers: List[Any] = []
+    configs: List[LRSchedulerConfig] = []
+    if output is None:
+        warnings.warn("`LightningModule.configure_optimizers` returned `None`, this fit will run with no optimizer",
+                      UserWarning)
+        return [], []
+    if _is_optimizer(output):
+        return [output], []
+    if isinstance(output, dict):
+        output = [output]
+    if isinstance(output, (list, tuple)):
+        if len(output) == 2 and isinstance(output[0], (list, tuple)) and all(_is_optimizer(o) for o in output[0]):
+            optimizers = list(output[0])
+            scheds = output[1] if isinstance(output[1], (list, tuple)) else [output[1]]
+            configs = [_scheduler_config(s) for s in scheds]
+        elif all(isinstance(o, dict) for o in output) and output:
+            for entry in output:
+                if "optimizer" not in entry:
+                    raise MisconfigurationException(
+                        f'A dict returned by `configure_optimizers` must have the key "optimizer", got keys '
+                        f"{sorted(entry)}")
+                extra = set(entry) - {"optimizer", "lr_scheduler", "monitor"}
+                if extra:
+                    warnings.warn(f"Found unsupported keys in the optimizer configuration: {sorted(extra)}",
+                                  RuntimeWarning)
+                optimizers.append(entry["optimizer"])
+                if entry.get("lr_scheduler") is not None:
+                    configs.append(_scheduler_config(entry["lr_scheduler"], entry.get("monitor")))
+        elif all(_is_optimizer(o) for o in output) and output:
+            optimizers = list(output)
+        else:
+            raise MisconfigurationException(f"Unknown configuration for model optimizers: {output!r}. Return an "
+                                            "optimizer, a list of them, ([optimizers], [schedulers]), a dict with "
+                                            '"optimizer" (and "lr_scheduler", "monitor"), or a list of such dicts.')
+    else:
+        raise MisconfigurationException(f"Unknown configuration for model optimizers: {output!r}")
+    for cfg in configs:
+        opt = getattr(cfg.scheduler, "optimizer", None)
+        if opt is not None and not any(opt is o for o in optimizers):
+            raise MisconfigurationException("Some schedulers are attached with an optimizer that wasn't returned "
+                                            "from `configure_optimizers`.")
+    return optimizers, configs

@@ -1,0 +1,798 @@
+"""``Trainer``: runs a LightningModule's fit, validate, test and predict.
+
+The Trainer coordinates; the work lives in the loops (``loops/``), the strategy (processes, devices, precision), the
+logger connector (``self.log``), the data connector (dataloaders and limits) and the checkpoint connector.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import os
+import signal
+from typing import Any, Dict, List, Optional, Union
+
+from .call import call_callback_hooks, call_datamodule_hook, call_module_hook, is_overridden
+from .data_connector import DataConnector, validate_limit
+from .exceptions import MisconfigurationException
+from .logging.logger_connector import LoggerConnector
+from .loops.evaluation_loop import EvaluationLoop
+from .loops.fit_loop import FitLoop, validate_max_epochs
+from .loops.prediction_loop import PredictionLoop
+from .states import RunningStage, TrainerFn, TrainerState, TrainerStatus
+from .strategies import SingleDeviceStrategy, Strategy
+
+__all__ = ["Trainer"]
+
+log = logging.getLogger("ember.trainer")
+
+_ACCELERATORS = ("cpu", "auto")
+
+
+def _check_int(name: str, value, minimum: int, allow_none: bool = False):
+    if value is None and allow_none:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise MisconfigurationException(f"`Trainer({name}={value!r})` is invalid: expected an int >= {minimum}")
+    return int(value)
+
+
+class Trainer:
+    """Automates the training loop of a :class:`LightningModule` with Lightning's flags and defaults.
+
+    Example::
+
+        trainer = em.Trainer(max_epochs=3, limit_train_batches=100)
+        trainer.fit(model, train_loader, val_loader)
+        trainer.test(model, test_loader)
+    """
+
+    def __init__(self, *, accelerator: str = "auto", strategy: Union[str, Strategy] = "auto",
+                 devices: Union[int, str, List[int]] = "auto", num_nodes: int = 1, precision=None, logger=None,
+                 callbacks=None, fast_dev_run: Union[bool, int] = False, max_epochs: Optional[int] = None,
+                 min_epochs: Optional[int] = None, max_steps: int = -1, min_steps: Optional[int] = None,
+                 max_time=None, limit_train_batches=None, limit_val_batches=None, limit_test_batches=None,
+                 limit_predict_batches=None, overfit_batches: Union[int, float] = 0.0, val_check_interval=None,
+                 check_val_every_n_epoch: Optional[int] = 1, num_sanity_val_steps: Optional[int] = None,
+                 log_every_n_steps: Optional[int] = None, enable_checkpointing: Optional[bool] = None,
+                 enable_progress_bar: Optional[bool] = None, enable_model_summary: Optional[bool] = None,
+                 accumulate_grad_batches: int = 1, gradient_clip_val: Optional[Union[int, float]] = None,
+                 gradient_clip_algorithm: Optional[str] = None, deterministic=None, benchmark: Optional[bool] = None,
+                 inference_mode: bool = True, use_distributed_sampler: bool = True, profiler=None,
+                 detect_anomaly: bool = False, barebones: bool = False, plugins=None, sync_batchnorm: bool = False,
+                 reload_dataloaders_every_n_epochs: int = 0, default_root_dir: Optional[str] = None,
+                 automatic_optimization: Optional[bool] = None, enable_autolog_hparams: bool = True) -> None:
+        # -- processes and devices
+        if accelerator not in _ACCELERATORS:
+            raise MisconfigurationException(
+                f"`Trainer(accelerator={accelerator!r})` is not available: ember runs on the CPU (NumPy). Use "
+                "accelerator='cpu' or 'auto' (a CuPy GPU backend is planned).")
+        self.num_nodes = _check_int("num_nodes", num_nodes, 1)
+        self.num_devices = self._parse_devices(devices)
+        self.strategy = self._select_strategy(strategy, precision if precision is not None else "32-true")
+        self.strategy.trainer = self
+        # -- run length
+        self.max_steps = _check_int("max_steps", max_steps, -1)
+        self.min_steps = _check_int("min_steps", min_steps, 0, allow_none=True)
+        if min_epochs is not None:
+            _check_int("min_epochs", min_epochs, 0)
+        if max_epochs is not None and max_epochs != -1:
+            _check_int("max_epochs", max_epochs, 0)
+        if self.min_steps is not None and self.max_steps != -1 and self.min_steps > self.max_steps:
+            raise MisconfigurationException(f"`max_steps` ({self.max_steps}) must be >= `min_steps` "
+                                            f"({self.min_steps})")
+        self.fit_loop = FitLoop(self, min_epochs=min_epochs,
+                                max_epochs=validate_max_epochs(max_epochs, min_epochs, self.max_steps))
+        self.max_time = max_time
+        # -- data limits and validation
+        self.limit_train_batches = validate_limit("limit_train_batches", limit_train_batches)
+        self.limit_val_batches = validate_limit("limit_val_batches", limit_val_batches)
+        self.limit_test_batches = validate_limit("limit_test_batches", limit_test_batches)
+        self.limit_predict_batches = validate_limit("limit_predict_batches", limit_predict_batches)
+        self.overfit_batches = validate_limit("overfit_batches", overfit_batches)
+        if self.overfit_batches not in (0, 0.0):
+            self.limit_train_batches = self.limit_val_batches = self.overfit_batches
+        self.val_check_interval = self._check_val_check_interval(val_check_interval)
+        if check_val_every_n_epoch is not None:
+            _check_int("check_val_every_n_epoch", check_val_every_n_epoch, 1)
+        elif not isinstance(self.val_check_interval, int):
+            raise MisconfigurationException("`check_val_every_n_epoch=None` validates every `val_check_interval` "
+                                            "training batches, so `val_check_interval` must be an int")
+        self.check_val_every_n_epoch = check_val_every_n_epoch
+        self.num_sanity_val_steps = 2 if num_sanity_val_steps is None else \
+            _check_int("num_sanity_val_steps", num_sanity_val_steps, -1)
+        self.reload_dataloaders_every_n_epochs = _check_int("reload_dataloaders_every_n_epochs",
+                                                            reload_dataloaders_every_n_epochs, 0)
+        self.use_distributed_sampler = bool(use_distributed_sampler)
+        self.val_check_batch: float = math.inf
+        # -- optimization
+        self.accumulate_grad_batches = _check_int("accumulate_grad_batches", accumulate_grad_batches, 1)
+        if gradient_clip_val is not None and (isinstance(gradient_clip_val, bool) or
+                                              not isinstance(gradient_clip_val, numbers.Real) or gradient_clip_val < 0):
+            raise MisconfigurationException(f"`Trainer(gradient_clip_val={gradient_clip_val!r})` is invalid: expected "
+                                            "a non-negative number")
+        if gradient_clip_algorithm is not None and gradient_clip_algorithm not in ("norm", "value"):
+            raise MisconfigurationException(f"`gradient_clip_algorithm` {gradient_clip_algorithm!r} is invalid. "
+                                            "Allowed algorithms: ['value', 'norm'].")
+        self.gradient_clip_val = gradient_clip_val
+        self.gradient_clip_algorithm = gradient_clip_algorithm or "norm"
+        self._automatic_optimization_flag = automatic_optimization
+        self.deterministic = deterministic
+        self.benchmark = benchmark
+        self._detect_anomaly = bool(detect_anomaly)
+        self.inference_mode = inference_mode
+        if profiler is not None:
+            raise MisconfigurationException(f"`Trainer(profiler={profiler!r})`: profilers are not available in ember "
+                                            "yet; remove the flag")
+        if plugins:
+            raise MisconfigurationException(f"`Trainer(plugins={plugins!r})`: plugins are not supported by ember")
+        self.sync_batchnorm = sync_batchnorm
+        self.barebones = barebones
+        # -- debugging
+        if isinstance(fast_dev_run, bool):
+            fast_dev_run = 1 if fast_dev_run else 0
+        self.fast_dev_run = _check_int("fast_dev_run", fast_dev_run, 0)
+        if self.fast_dev_run:
+            n = self.fast_dev_run
+            self.limit_train_batches = self.limit_val_batches = n
+            self.limit_test_batches = self.limit_predict_batches = n
+            self.max_steps = n
+            self.fit_loop.max_epochs = 1
+            self.num_sanity_val_steps = 0
+            self.val_check_interval = 1.0
+            self.check_val_every_n_epoch = 1
+            logger = False
+            enable_checkpointing = False
+        # -- output
+        self.log_every_n_steps = 50 if log_every_n_steps is None else _check_int("log_every_n_steps",
+                                                                                  log_every_n_steps, 0)
+        self._default_root_dir = os.fspath(default_root_dir) if default_root_dir is not None else None
+        self.enable_autolog_hparams = enable_autolog_hparams
+        # -- state
+        self.state = TrainerState()
+        self.should_stop = False
+        self.lightning_module = None
+        self.datamodule = None
+        self.optimizers: List[Any] = []
+        self.lr_scheduler_configs: List[Any] = []
+        self.num_training_batches: float = math.inf
+        self.train_dataloader = None
+        self.ckpt_path: Optional[str] = None
+        self._callback_hook_cache: Dict[str, Any] = {}
+        self._logger_connector = LoggerConnector(self)
+        self._data_connector = DataConnector(self)
+        self.validate_loop = EvaluationLoop(self, RunningStage.VALIDATING)
+        self.test_loop = EvaluationLoop(self, RunningStage.TESTING)
+        self.predict_loop = PredictionLoop(self)
+        self._train_loader_epoch = -1
+        from .checkpoint_connector import CheckpointConnector
+        self._checkpoint_connector = CheckpointConnector(self)
+        from .loggers.setup import configure_loggers
+        self.loggers = configure_loggers(self, logger)
+        from .callback_setup import configure_callbacks
+        self.callbacks = configure_callbacks(self, callbacks, enable_checkpointing, enable_progress_bar,
+                                             enable_model_summary, max_time)
+
+    # ---------------------------------------------------------------------------------------- flag helpers
+    def _parse_devices(self, devices) -> int:
+        if devices == "auto" or devices is None:
+            return 1
+        if isinstance(devices, (list, tuple)):
+            count = len(devices)
+        elif isinstance(devices, str):
+            if devices == "-1":
+                count = os.cpu_count() or 1
+            elif devices.isdigit():
+                count = int(devices)
+            else:
+                raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: use an int, a list of "
+                                                "device ids, -1 or 'auto'")
+        else:
+            count = _check_int("devices", devices, -1)
+            if count == -1:
+                count = os.cpu_count() or 1
+        if count < 1:
+            raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: at least one device is "
+                                            "needed")
+        available = os.cpu_count() or 1
+        if count > available:
+            raise MisconfigurationException(f"`Trainer(devices={devices!r})` asks for {count} CPU processes but this "
+                                            f"machine has {available} cores; use devices <= {available}")
+        return count
+
+    def _select_strategy(self, strategy, precision) -> Strategy:
+        if isinstance(strategy, Strategy):
+            return strategy
+        if strategy in ("auto", "single_device") and self.num_devices == 1 and self.num_nodes == 1:
+            return SingleDeviceStrategy(precision=precision)
+        if strategy in ("auto", "ddp", "ddp_spawn", "ddp_notebook") or self.num_devices > 1 or self.num_nodes > 1:
+            raise MisconfigurationException(
+                f"`Trainer(strategy={strategy!r}, devices={self.num_devices}, num_nodes={self.num_nodes})` needs "
+                "multi-process data-parallel training, which is not built yet in this version of ember; use "
+                "devices=1")
+        raise MisconfigurationException(f"`Trainer(strategy={strategy!r})` is unknown. Use 'auto' or "
+                                        "'single_device'")
+
+    @staticmethod
+    def _check_val_check_interval(value):
+        if value is None:
+            return 1.0
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise MisconfigurationException(f"`val_check_interval` must be an int (batches) or a float in (0, 1], "
+                                            f"got {value!r}")
+        if isinstance(value, float) and not 0.0 < value <= 1.0:
+            raise MisconfigurationException(f"`val_check_interval` should be within (0, 1] as a fraction of an epoch "
+                                            f"(or an int number of batches), got {value}")
+        if isinstance(value, numbers.Integral) and value < 1:
+            raise MisconfigurationException(f"`val_check_interval` must be a positive int, got {value}")
+        return value
+
+    # --------------------------------------------------------------------------------------------- properties
+    @property
+    def current_epoch(self) -> int:
+        """The number of completed training epochs (the index of the running one)."""
+        return self.fit_loop.current_epoch
+
+    @property
+    def global_step(self) -> int:
+        """The number of optimizer steps taken."""
+        return self.fit_loop.epoch_loop.global_step
+
+    @property
+    def callback_metrics(self) -> Dict[str, Any]:
+        """The latest logged values, what callbacks and schedulers monitor."""
+        return self._logger_connector.get_callback_metrics()
+
+    @property
+    def logged_metrics(self) -> Dict[str, Any]:
+        """The values sent to the loggers."""
+        return self._logger_connector.logged_metrics
+
+    @property
+    def progress_bar_metrics(self) -> Dict[str, Any]:
+        """The values shown in the progress bar."""
+        return self._logger_connector.progress_bar_metrics
+
+    @property
+    def max_epochs(self) -> Optional[int]:
+        return self.fit_loop.max_epochs
+
+    @property
+    def min_epochs(self) -> Optional[int]:
+        return self.fit_loop.min_epochs
+
+    @property
+    def sanity_checking(self) -> bool:
+        """True while the validation sanity check runs."""
+        return self.state.stage == RunningStage.SANITY_CHECKING
+
+    @property
+    def training(self) -> bool:
+        """True while the training loop runs (including the validation inside fit)."""
+        return self.state.stage == RunningStage.TRAINING
+
+    @property
+    def validating(self) -> bool:
+        return self.state.stage == RunningStage.VALIDATING
+
+    @property
+    def testing(self) -> bool:
+        return self.state.stage == RunningStage.TESTING
+
+    @property
+    def predicting(self) -> bool:
+        return self.state.stage == RunningStage.PREDICTING
+
+    @property
+    def interrupted(self) -> bool:
+        return self.state.status == TrainerStatus.INTERRUPTED
+
+    @property
+    def global_rank(self) -> int:
+        return self.strategy.global_rank
+
+    @property
+    def local_rank(self) -> int:
+        return self.strategy.local_rank
+
+    @property
+    def node_rank(self) -> int:
+        return self.strategy.node_rank
+
+    @property
+    def world_size(self) -> int:
+        return self.strategy.world_size
+
+    @property
+    def is_global_zero(self) -> bool:
+        """True on the process that writes logs, checkpoints and the progress bar."""
+        return self.strategy.is_global_zero
+
+    @property
+    def model(self):
+        return self.lightning_module
+
+    @property
+    def precision(self) -> str:
+        return self.strategy.precision
+
+    @property
+    def default_root_dir(self) -> str:
+        """Where logs and checkpoints go when no logger or callback says otherwise (the working directory)."""
+        return self._default_root_dir if self._default_root_dir is not None else os.getcwd()
+
+    @property
+    def logger(self):
+        """The first logger, or None."""
+        return self.loggers[0] if self.loggers else None
+
+    @logger.setter
+    def logger(self, logger) -> None:
+        self.loggers = [] if logger is None else [logger]
+
+    @property
+    def log_dir(self) -> str:
+        """The directory of the first logger's run (``lightning_logs/version_N``), else ``default_root_dir``."""
+        if self.logger is not None:
+            d = getattr(self.logger, "log_dir", None) or self.logger.save_dir
+        else:
+            d = self.default_root_dir
+        return self.strategy.broadcast(d)
+
+    @property
+    def callbacks(self) -> List[Any]:
+        return self._callbacks
+
+    @callbacks.setter
+    def callbacks(self, callbacks) -> None:
+        self._callbacks = list(callbacks)
+        self._callback_hook_cache = {}
+
+    def _callbacks_of(self, name: str) -> List[Any]:
+        return [c for c in self.callbacks if any(k.__name__ == name for k in type(c).__mro__)]
+
+    @property
+    def checkpoint_callbacks(self) -> List[Any]:
+        return self._callbacks_of("Checkpoint")
+
+    @property
+    def checkpoint_callback(self):
+        """The first ModelCheckpoint, or None."""
+        cbs = self.checkpoint_callbacks
+        return cbs[0] if cbs else None
+
+    @property
+    def early_stopping_callbacks(self) -> List[Any]:
+        return self._callbacks_of("EarlyStopping")
+
+    @property
+    def early_stopping_callback(self):
+        cbs = self.early_stopping_callbacks
+        return cbs[0] if cbs else None
+
+    @property
+    def progress_bar_callback(self):
+        cbs = self._callbacks_of("ProgressBar")
+        return cbs[0] if cbs else None
+
+    @property
+    def lr_schedulers(self) -> List[Any]:
+        return [c.scheduler for c in self.lr_scheduler_configs]
+
+    @property
+    def val_dataloaders(self):
+        loaders = self.validate_loop._loaders if self.state.fn != TrainerFn.FITTING else \
+            self.fit_loop.epoch_loop.val_loop._loaders
+        return loaders[0] if len(loaders) == 1 else loaders
+
+    @property
+    def test_dataloaders(self):
+        loaders = self.test_loop._loaders
+        return loaders[0] if len(loaders) == 1 else loaders
+
+    @property
+    def predict_dataloaders(self):
+        loaders = self.predict_loop._loaders
+        return loaders[0] if len(loaders) == 1 else loaders
+
+    def _active_eval_loop(self) -> EvaluationLoop:
+        if self.state.fn == TrainerFn.FITTING:
+            return self.fit_loop.epoch_loop.val_loop
+        return self.test_loop if self.state.fn == TrainerFn.TESTING else self.validate_loop
+
+    @property
+    def num_val_batches(self) -> List[float]:
+        """Batches per validation loader under ``limit_val_batches``."""
+        loop = self.fit_loop.epoch_loop.val_loop if self.state.fn == TrainerFn.FITTING else self.validate_loop
+        return loop.batch_counts(RunningStage.VALIDATING)
+
+    @property
+    def num_sanity_val_batches(self) -> List[float]:
+        return self.fit_loop.epoch_loop.val_loop.batch_counts(RunningStage.SANITY_CHECKING)
+
+    @property
+    def num_test_batches(self) -> List[float]:
+        return self.test_loop.batch_counts(RunningStage.TESTING)
+
+    @property
+    def num_predict_batches(self) -> List[float]:
+        return self._data_connector.batch_counts(self.predict_loop._loaders, RunningStage.PREDICTING)
+
+    @property
+    def estimated_stepping_batches(self) -> Union[int, float]:
+        """The total number of optimizer steps fit will take (for schedulers such as OneCycleLR)."""
+        if self.train_dataloader is None and self.lightning_module is not None:
+            self._setup_train_dataloader()
+        per_epoch = self.num_training_batches
+        if per_epoch == math.inf:
+            return self.max_steps if self.max_steps != -1 else math.inf
+        per_epoch = math.ceil(per_epoch / self.accumulate_grad_batches)
+        max_epochs = self.max_epochs
+        total = math.inf if max_epochs in (-1, None) else per_epoch * max_epochs
+        if self.max_steps != -1:
+            total = min(total, self.max_steps)
+        return total
+
+    # --------------------------------------------------------------------------------------------- entry points
+    def fit(self, model, train_dataloaders=None, val_dataloaders=None, datamodule=None, ckpt_path=None,
+            weights_only=None) -> None:
+        """Train ``model``; dataloaders (or a datamodule) override the module's ``*_dataloader`` hooks.
+
+        ``ckpt_path`` resumes from a checkpoint: a path, ``"last"`` or ``"best"``.
+        """
+        from .datamodule import LightningDataModule
+        model = self._check_model(model, "fit")
+        if isinstance(train_dataloaders, LightningDataModule):
+            datamodule, train_dataloaders = train_dataloaders, None
+        if datamodule is not None and (train_dataloaders is not None or val_dataloaders is not None):
+            raise MisconfigurationException("You cannot pass `train_dataloader` or `val_dataloaders` to "
+                                            "`trainer.fit(datamodule=...)`")
+        self._begin(TrainerFn.FITTING, model)
+        self._data_connector.attach(model, datamodule, train=train_dataloaders, val=val_dataloaders)
+        self._call_and_handle_interrupt(self._run, model, ckpt_path)
+
+    def validate(self, model=None, dataloaders=None, ckpt_path=None, verbose: bool = True, datamodule=None,
+                 weights_only=None) -> List[Dict[str, float]]:
+        """Run one validation epoch; returns a list of metric dicts, one per dataloader."""
+        return self._evaluate(TrainerFn.VALIDATING, model, dataloaders, ckpt_path, verbose, datamodule)
+
+    def test(self, model=None, dataloaders=None, ckpt_path=None, verbose: bool = True, datamodule=None,
+             weights_only=None) -> List[Dict[str, float]]:
+        """Run one test epoch; returns a list of metric dicts, one per dataloader."""
+        return self._evaluate(TrainerFn.TESTING, model, dataloaders, ckpt_path, verbose, datamodule)
+
+    def predict(self, model=None, dataloaders=None, datamodule=None, return_predictions: Optional[bool] = None,
+                ckpt_path=None, weights_only=None):
+        """Run ``predict_step`` over the predict loaders; returns the list of batch outputs."""
+        from .datamodule import LightningDataModule
+        if isinstance(dataloaders, LightningDataModule):
+            datamodule, dataloaders = dataloaders, None
+        model = self._check_model(model, "predict")
+        self._begin(TrainerFn.PREDICTING, model)
+        self._data_connector.attach(model, datamodule or self.datamodule, predict=dataloaders)
+        self._return_predictions = True if return_predictions is None else return_predictions
+        return self._call_and_handle_interrupt(self._run, model, ckpt_path)
+
+    def _evaluate(self, fn: TrainerFn, model, dataloaders, ckpt_path, verbose, datamodule):
+        from .datamodule import LightningDataModule
+        if isinstance(dataloaders, LightningDataModule):
+            datamodule, dataloaders = dataloaders, None
+        name = fn.value
+        if model is None and self.lightning_module is not None and ckpt_path is None and \
+                self.state.fn == TrainerFn.FITTING and self.checkpoint_callback is not None and \
+                getattr(self.checkpoint_callback, "best_model_path", ""):
+            ckpt_path = "best"
+        model = self._check_model(model, name)
+        self._begin(fn, model)
+        kwargs = {"val": dataloaders} if fn == TrainerFn.VALIDATING else {"test": dataloaders}
+        self._data_connector.attach(model, datamodule or self.datamodule, **kwargs)
+        self._verbose = verbose
+        return self._call_and_handle_interrupt(self._run, model, ckpt_path)
+
+    def _check_model(self, model, fn_name: str):
+        from .module import LightningModule
+        if model is None:
+            if self.lightning_module is None:
+                raise MisconfigurationException(f"`Trainer.{fn_name}()` requires a `LightningModule` when it hasn't "
+                                                "been passed in a previous run")
+            return self.lightning_module
+        if not isinstance(model, LightningModule):
+            raise TypeError(f"`Trainer.{fn_name}()` requires a `LightningModule`, got: {type(model).__qualname__}")
+        return model
+
+    def _begin(self, fn: TrainerFn, model) -> None:
+        self.state.fn = fn
+        self.state.status = TrainerStatus.RUNNING
+        self.state.stage = None
+        self.should_stop = False
+        self.lightning_module = model
+        model.trainer = self
+        if self._automatic_optimization_flag is not None:
+            model.automatic_optimization = self._automatic_optimization_flag
+        self._logger_connector.reset_for_run()
+
+    def _call_and_handle_interrupt(self, fn, *args):
+        try:
+            result = fn(*args)
+            self.state.status = TrainerStatus.FINISHED
+            self.state.stage = None
+            return result
+        except KeyboardInterrupt as exc:
+            if self.is_global_zero:
+                log.info("Detected KeyboardInterrupt, attempting graceful shutdown ...")
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the shutdown
+            try:
+                self._interrupt(exc)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+            return None
+        except BaseException as exc:
+            self._interrupt(exc)
+            raise
+
+    def _interrupt(self, exc: BaseException) -> None:
+        self.state.status = TrainerStatus.INTERRUPTED
+        call_callback_hooks(self, "on_exception", exc)
+        if self.lightning_module is not None:
+            call_module_hook(self, "on_exception", exc)
+        for logger in self.loggers:
+            logger.finalize("failed")
+        self._teardown()
+        self.state.stage = None
+
+    # ------------------------------------------------------------------------------------------------- the run
+    def _run(self, model, ckpt_path):
+        fn = self.state.fn
+        stage = fn.value
+        self._configure_module_callbacks(model)
+        # prepare_data: once per node (the datamodule first)
+        if self.local_rank == 0:
+            call_datamodule_hook(self, "prepare_data")
+            call_module_hook(self, "prepare_data")
+        self.strategy.barrier("prepare_data")
+        call_datamodule_hook(self, "setup", stage=stage)
+        call_callback_hooks(self, "setup", stage=stage)
+        call_module_hook(self, "setup", stage)
+        call_module_hook(self, "configure_model")
+        self._validate_module(model)
+        self.strategy.connect(model)
+        self._training_step_takes_optimizer_idx = _takes_optimizer_idx(model)
+        self.ckpt_path = self._checkpoint_connector.resolve_ckpt_path(ckpt_path, fn)
+        if self.ckpt_path is not None:
+            self._checkpoint_connector.restore_module_and_callbacks(self.ckpt_path)
+        if fn == TrainerFn.FITTING:
+            self.strategy.setup_optimizers(self)
+            if self.ckpt_path is not None:
+                self._checkpoint_connector.restore_training_state()
+        self._checkpoint_connector.release()
+        self._log_hyperparams(model)
+        if fn == TrainerFn.FITTING:
+            call_callback_hooks(self, "on_fit_start")
+            call_module_hook(self, "on_fit_start")
+            self._run_sanity_check()
+            self.state.stage = RunningStage.TRAINING
+            self._setup_train_dataloader()
+            self.fit_loop.run()
+            self.state.stage = None
+            call_callback_hooks(self, "on_fit_end")
+            call_module_hook(self, "on_fit_end")
+            result = None
+        elif fn in (TrainerFn.VALIDATING, TrainerFn.TESTING):
+            loop = self.validate_loop if fn == TrainerFn.VALIDATING else self.test_loop
+            loop.setup_data()
+            result = loop.run(loop.stage)
+            if getattr(self, "_verbose", True) and self.is_global_zero and result:
+                _print_results(result, stage)
+        else:
+            self.predict_loop.setup_data()
+            self.state.stage = RunningStage.PREDICTING
+            result = self.predict_loop.run(self._return_predictions)
+        self._teardown()
+        for logger in self.loggers:
+            logger.finalize("success")
+        return result
+
+    def _configure_module_callbacks(self, model) -> None:
+        extra = call_module_hook(self, "configure_callbacks") or []
+        extra = list(extra) if isinstance(extra, (list, tuple)) else [extra]
+        if extra:
+            types = {type(c) for c in extra}
+            kept = [c for c in self.callbacks if type(c) not in types]
+            self.callbacks = kept + extra
+        # checkpoint callbacks go last, as in Lightning, so they see everything the others did
+        self.callbacks = [c for c in self.callbacks if not _is_checkpoint(c)] + \
+            [c for c in self.callbacks if _is_checkpoint(c)]
+
+    def _validate_module(self, model) -> None:
+        from .module import LightningModule
+        fn = self.state.fn
+        if fn == TrainerFn.FITTING:
+            if not is_overridden("training_step", model, LightningModule):
+                raise MisconfigurationException(
+                    "No `training_step()` method defined. Lightning `Trainer` expects as minimum a `training_step()`, "
+                    "`train_dataloader()` and `configure_optimizers()` to be defined.")
+            if model.automatic_optimization and not is_overridden("configure_optimizers", model, LightningModule):
+                raise MisconfigurationException(
+                    "No `configure_optimizers()` method defined. Lightning `Trainer` expects as minimum a "
+                    "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined.")
+            if not self._data_connector.has_loaders("train"):
+                raise MisconfigurationException(
+                    "No `train_dataloader()` method defined and no dataloader was passed: pass `train_dataloaders` to "
+                    "`trainer.fit()`, use a datamodule, or define `train_dataloader()`")
+            if not model.automatic_optimization:
+                if self.gradient_clip_val:
+                    raise MisconfigurationException(
+                        "Automatic gradient clipping is not supported for manual optimization. Remove "
+                        f"`Trainer(gradient_clip_val={self.gradient_clip_val})` or switch to automatic optimization "
+                        "(call `self.clip_gradients(...)` in `training_step` instead).")
+                if self.accumulate_grad_batches != 1:
+                    raise MisconfigurationException(
+                        "Automatic gradient accumulation is not supported for manual optimization. Remove "
+                        f"`Trainer(accumulate_grad_batches={self.accumulate_grad_batches})` or switch to automatic "
+                        "optimization.")
+        elif fn == TrainerFn.VALIDATING and not is_overridden("validation_step", model, LightningModule):
+            raise MisconfigurationException("No `validation_step()` method defined to run `Trainer.validate`.")
+        elif fn == TrainerFn.TESTING and not is_overridden("test_step", model, LightningModule):
+            raise MisconfigurationException("No `test_step()` method defined to run `Trainer.test`.")
+
+    def _teardown(self) -> None:
+        stage = self.state.fn.value if self.state.fn is not None else None
+        call_datamodule_hook(self, "teardown", stage=stage)
+        call_callback_hooks(self, "teardown", stage=stage)
+        if self.lightning_module is not None:
+            call_module_hook(self, "teardown", stage)
+        self.strategy.teardown()
+
+    def _log_hyperparams(self, model) -> None:
+        if not self.loggers or not self.enable_autolog_hparams:
+            return
+        hparams = dict(model.hparams_initial) if getattr(model, "_log_hyperparams", True) else {}
+        dm = self.datamodule
+        if dm is not None and getattr(dm, "_log_hyperparams", True):
+            for k, v in dm.hparams_initial.items():
+                if k in hparams and hparams[k] != v:
+                    raise MisconfigurationException(
+                        f"Error while merging hparams: the keys {[k]} are present in both the LightningModule's and "
+                        "LightningDataModule's hparams but have different values.")
+                hparams[k] = v
+        if self.is_global_zero:
+            for logger in self.loggers:
+                if hparams:
+                    logger.log_hyperparams(hparams)
+                if self.state.fn == TrainerFn.FITTING and getattr(logger, "_log_graph", False):
+                    logger.log_graph(model)
+                logger.save()
+
+    def _validation_enabled(self) -> bool:
+        val_loop = self.fit_loop.epoch_loop.val_loop
+        return val_loop.has_loaders and sum(val_loop.batch_counts(RunningStage.VALIDATING)) > 0
+
+    def _run_sanity_check(self) -> None:
+        val_loop = self.fit_loop.epoch_loop.val_loop
+        if not self._data_connector.has_loaders("val") or self.limit_val_batches == 0:
+            return
+        val_loop.setup_data()
+        if self.num_sanity_val_steps == 0 or self.fit_loop.epoch_loop.batch_progress.total.completed > 0 or \
+                self.fit_loop.epoch_progress.total.completed > 0:
+            return
+        if sum(val_loop.batch_counts(RunningStage.SANITY_CHECKING)) == 0:
+            return
+        self.state.stage = RunningStage.SANITY_CHECKING
+        call_callback_hooks(self, "on_sanity_check_start")
+        val_loop.run(RunningStage.SANITY_CHECKING)
+        call_callback_hooks(self, "on_sanity_check_end")
+        self.state.stage = RunningStage.TRAINING
+        self._logger_connector.current = self._logger_connector.train_results
+
+    def _run_validation_in_fit(self) -> None:
+        val_loop = self.fit_loop.epoch_loop.val_loop
+        if self.reload_dataloaders_every_n_epochs and self.current_epoch % self.reload_dataloaders_every_n_epochs \
+                == 0 and getattr(val_loop, "_loaded_epoch", None) != self.current_epoch:
+            val_loop.setup_data()
+            val_loop._loaded_epoch = self.current_epoch
+        val_loop.run(RunningStage.VALIDATING)
+        self.state.stage = RunningStage.TRAINING
+        self._logger_connector.current = self._logger_connector.train_results
+
+    def _setup_train_dataloader(self) -> None:
+        loaders = self._data_connector.request("train")
+        if len(loaders) != 1:
+            raise MisconfigurationException(f"ember trains from one train dataloader; got {len(loaders)}. Combine "
+                                            "your datasets (e.g. with `ConcatDataset`) into one loader.")
+        self.train_dataloader = loaders[0]
+        self._train_loader_epoch = self.current_epoch
+        self._compute_num_training_batches()
+
+    def _compute_num_training_batches(self) -> None:
+        from .data_connector import num_batches
+        self.num_training_batches = num_batches(self.train_dataloader, self.limit_train_batches)
+        vci = self.val_check_interval
+        if isinstance(vci, numbers.Integral):
+            self.val_check_batch = vci
+            if vci > self.num_training_batches and self.check_val_every_n_epoch is not None and \
+                    self._data_connector.has_loaders("val"):
+                raise ValueError(
+                    f" `val_check_interval` ({vci}) must be less than or equal to the number of the training batches "
+                    f"({self.num_training_batches}). If you want to disable validation set `limit_val_batches` to "
+                    "0.0 instead. If you want to validate based on the total training batches, set "
+                    "`check_val_every_n_epoch=None`.")
+        elif self.num_training_batches == math.inf:
+            self.val_check_batch = math.inf
+        else:
+            self.val_check_batch = max(1, int(self.num_training_batches * vci))
+
+    def _reload_train_dataloader_if_needed(self) -> None:
+        n = self.reload_dataloaders_every_n_epochs
+        if n and self.current_epoch != self._train_loader_epoch and self.current_epoch % n == 0:
+            self._setup_train_dataloader()
+
+    def _logging_step(self) -> int:
+        """The logger step for evaluation epoch values: the training position (batches that stepped)."""
+        return self.fit_loop.epoch_loop._batches_that_stepped
+
+    def _collect_training_output(self, output) -> None:
+        from .module import LightningModule
+        if is_overridden("training_epoch_end", self.lightning_module, LightningModule):
+            if isinstance(output, dict):
+                output = {k: (v.detach() if hasattr(v, "detach") else v) for k, v in output.items()}
+            elif hasattr(output, "detach"):
+                output = output.detach()
+            self.fit_loop._outputs.append(output)
+
+    def _call_before_optimizer_step(self, optimizer) -> None:
+        """After the closure, before the update: ``on_before_optimizer_step``, then clipping (automatic only)."""
+        module = self.lightning_module
+        wrapped = next((lo for lo in self.strategy._lightning_optimizers if lo.optimizer is optimizer), optimizer)
+        call_callback_hooks(self, "on_before_optimizer_step", wrapped)
+        call_module_hook(self, "on_before_optimizer_step", wrapped)
+        if module.automatic_optimization:
+            call_module_hook(self, "configure_gradient_clipping", wrapped, self.gradient_clip_val,
+                             self.gradient_clip_algorithm if self.gradient_clip_val else None)
+
+    def _on_manual_optimizer_step(self) -> None:
+        if not self.lightning_module.automatic_optimization:
+            self.fit_loop.epoch_loop.manual_optimization.optimizer_steps += 1
+
+    # ------------------------------------------------------------------------------------------ checkpointing
+    def save_checkpoint(self, filepath, weights_only: bool = False, storage_options=None) -> None:
+        """Save the full training state (or only the weights) to ``filepath``, atomically."""
+        if self.lightning_module is None:
+            raise AttributeError("Saving a checkpoint is only possible if a model is attached to the Trainer. Did "
+                                 "you call `Trainer.save_checkpoint()` before calling `Trainer.{fit,validate,test,"
+                                 "predict}`?")
+        checkpoint = self._checkpoint_connector.dump_checkpoint(weights_only)
+        if self.is_global_zero:
+            self._checkpoint_connector.save(checkpoint, filepath)
+        self.strategy.barrier("Trainer.save_checkpoint")
+
+    def print(self, *args, **kwargs) -> None:
+        """``print`` on the global-zero process only."""
+        if self.is_global_zero:
+            print(*args, **kwargs)
+
+
+def _is_checkpoint(callback) -> bool:
+    return any(k.__name__ == "Checkpoint" for k in type(callback).__mro__)
+
+
+def _takes_optimizer_idx(model) -> bool:
+    from .module import _step_takes_optimizer_idx
+    return _step_takes_optimizer_idx(model)
+
+
+def _print_results(results: List[Dict[str, float]], stage: str) -> None:
+    if not any(results):
+        return
+    width = 80
+    header = f"{stage.capitalize()} metric"
+    for idx, res in enumerate(results):
+        if not res:
+            continue
+        title = f"DataLoader {idx}" if len(results) > 1 else "DataLoader 0"
+        print("-" * width)
+        print(f"{header:>38}  {title:>38}")
+        print("-" * width)
+        for key in sorted(res):
+            print(f"{key:>38}  {res[key]:>38.6g}")
+        print("-" * width)
+
