@@ -126,7 +126,7 @@ class TQDMProgressBar(ProgressBar):
     # ----------------------------------------------------------------------------------------------- hooks
     def on_sanity_check_start(self, trainer, pl_module) -> None:
         if self.is_enabled and trainer.is_global_zero:
-            self._open("sanity", "Sanity Checking", sum(trainer.num_sanity_val_batches), leave=False)
+            self._open("sanity", "Sanity Checking", None, leave=False)
 
     def on_sanity_check_end(self, trainer, pl_module) -> None:
         bar = self._bars.get("sanity")
@@ -157,7 +157,11 @@ class TQDMProgressBar(ProgressBar):
             self._open(key, desc, total, leave=False)
 
     def on_validation_start(self, trainer, pl_module) -> None:
-        if not trainer.sanity_checking:
+        if trainer.sanity_checking:
+            bar = self._bars.get("sanity")
+            if bar is not None:  # the val loaders are only known now
+                bar.total = _total(sum(trainer.num_sanity_val_batches))
+        else:
             self._eval_start(trainer, "val", "Validation", sum(trainer.num_val_batches))
 
     def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int,

@@ -43,6 +43,7 @@ CholeskyExResult = collections.namedtuple("cholesky_ex", ["L", "info"])
 SolveExResult = collections.namedtuple("solve_ex", ["result", "info"])
 
 _FLOATING = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
+_REAL_DTYPE = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 # ----------------------------------------------------------------------------------------------------- input checks
@@ -963,17 +964,19 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     sols = np.empty((len(a_b), n, k), dtype=a.dtype)
     ranks = np.empty(len(a_b), dtype=np.int64)
     svals = np.empty((len(a_b), min(m, n)), dtype=real_dtype)
+    res = np.zeros((len(a_b), k), dtype=real_dtype)
     for i in range(len(a_b)):
-        x, _, r, sv = np.linalg.lstsq(a_b[i], b_b[i], rcond=rc)
-        sols[i], ranks[i], svals[i] = x, r, sv
+        x, r, rk, sv = np.linalg.lstsq(a_b[i], b_b[i], rcond=rc)
+        sols[i], ranks[i], svals[i] = x, rk, sv
+        if r.size:  # NumPy reports residuals exactly when PyTorch does: m > n and full rank
+            res[i] = r
     sol = sols.reshape(batch + (n, k))
     if vector:
         sol = sol[..., 0]
     empty = xp.empty((0,), dtype=real_dtype)
     residuals = empty
     if m > n and bool(np.all(ranks == n)):
-        res = np.abs(np.einsum("bij,bjk->bik", a_b, sols) - b_b) ** 2
-        residuals = res.sum(-2).reshape(batch + (k,))
+        residuals = res.reshape(batch + (k,))
         if vector:
             residuals = residuals[..., 0]
     rank = ranks.reshape(batch) if driver != "gels" else xp.empty((0,), dtype=np.int64)
@@ -1181,24 +1184,29 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if data.size == 0 and ord < 0:
         raise RuntimeError(f"{fname} cannot compute the {ord} norm on an empty tensor because the operation does "
                            f"not have an identity")
-    a = xp.abs(data)
+    real_dtype = _REAL_DTYPE.get(data.dtype, data.dtype)
     axes = dims if dims else None
     if ord == 2:
-        if data.dtype.kind == "c":
-            val = xp.sqrt(xp.sum(a * a, axis=axes, keepdims=keepdim))
+        if len(dims) == nd and not keepdim and data.size:
+            flat = data.reshape(-1)  # a full reduction is one BLAS dot product
+            val = xp.sqrt(xp.vdot(flat, flat).real)
+        elif data.dtype.kind == "c":
+            val = xp.sqrt(xp.sum((data * data.conj()).real, axis=axes, keepdims=keepdim))
         else:
             val = xp.sqrt(xp.sum(data * data, axis=axes, keepdims=keepdim))
-    elif ord == 1:
-        val = xp.sum(a, axis=axes, keepdims=keepdim)
-    elif ord == np.inf:
-        val = xp.max(a, axis=axes, keepdims=keepdim) if a.size else xp.zeros(())
-    elif ord == -np.inf:
-        val = xp.min(a, axis=axes, keepdims=keepdim)
-    elif ord == 0:
-        val = xp.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
     else:
-        val = xp.sum(a ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    out = wrap(xp.asarray(val, dtype=a.dtype))
+        a = xp.abs(data)
+        if ord == 1:
+            val = xp.sum(a, axis=axes, keepdims=keepdim)
+        elif ord == np.inf:
+            val = xp.max(a, axis=axes, keepdims=keepdim) if a.size else xp.zeros(())
+        elif ord == -np.inf:
+            val = xp.min(a, axis=axes, keepdims=keepdim)
+        elif ord == 0:
+            val = xp.sum(a != 0, axis=axes, keepdims=keepdim)
+        else:
+            val = xp.sum(a ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+    out = wrap(xp.asarray(val, dtype=real_dtype))
     if GRAD_ENABLED[0] and x._requires_grad:
         node = LinalgVectorNormBackward0()
         node.save(x)

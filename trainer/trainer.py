@@ -566,6 +566,7 @@ class Trainer:
                 self._checkpoint_connector.restore_training_state()
         self._checkpoint_connector.release()
         self._log_hyperparams(model)
+        model.zero_grad()
         if fn == TrainerFn.FITTING:
             call_callback_hooks(self, "on_fit_start")
             call_module_hook(self, "on_fit_start")
@@ -664,30 +665,32 @@ class Trainer:
                 logger.save()
 
     def _validation_enabled(self) -> bool:
-        val_loop = self.fit_loop.epoch_loop.val_loop
-        return val_loop.has_loaders and sum(val_loop.batch_counts(RunningStage.VALIDATING)) > 0
+        return self._data_connector.has_loaders("val") and self.limit_val_batches != 0
 
     def _run_sanity_check(self) -> None:
         val_loop = self.fit_loop.epoch_loop.val_loop
-        if not self._data_connector.has_loaders("val") or self.limit_val_batches == 0:
+        val_loop._loaders = []
+        resumed = self.fit_loop.epoch_loop.batch_progress.total.completed > 0 or \
+            self.fit_loop.epoch_progress.total.completed > 0
+        if not self._data_connector.has_loaders("val") or self.limit_val_batches == 0 or \
+                self.num_sanity_val_steps == 0 or resumed:
             return
-        val_loop.setup_data()
-        if self.num_sanity_val_steps == 0 or self.fit_loop.epoch_loop.batch_progress.total.completed > 0 or \
-                self.fit_loop.epoch_progress.total.completed > 0:
-            return
-        if sum(val_loop.batch_counts(RunningStage.SANITY_CHECKING)) == 0:
-            return
+        from .checkpoint_connector import capture_rng_states, restore_rng_states
+        rng = capture_rng_states()  # the sanity check must not change the random streams of training
         self.state.stage = RunningStage.SANITY_CHECKING
         call_callback_hooks(self, "on_sanity_check_start")
+        val_loop.setup_data()
         val_loop.run(RunningStage.SANITY_CHECKING)
         call_callback_hooks(self, "on_sanity_check_end")
+        restore_rng_states(rng)
         self.state.stage = RunningStage.TRAINING
         self._logger_connector.current = self._logger_connector.train_results
 
     def _run_validation_in_fit(self) -> None:
         val_loop = self.fit_loop.epoch_loop.val_loop
-        if self.reload_dataloaders_every_n_epochs and self.current_epoch % self.reload_dataloaders_every_n_epochs \
-                == 0 and getattr(val_loop, "_loaded_epoch", None) != self.current_epoch:
+        n = self.reload_dataloaders_every_n_epochs
+        reload = n and self.current_epoch % n == 0 and getattr(val_loop, "_loaded_epoch", None) != self.current_epoch
+        if not val_loop.has_loaders or reload:  # requested lazily when no sanity check fetched them
             val_loop.setup_data()
             val_loop._loaded_epoch = self.current_epoch
         val_loop.run(RunningStage.VALIDATING)

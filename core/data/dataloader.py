@@ -481,6 +481,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._index_queues.append(index_queue)
                 self._workers.append(w)
                 self._workers_status.append(True)
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            self._shutdown_workers()
+            if "pickle" not in str(exc).lower():
+                raise
+            method = ctx.get_start_method()
+            raise RuntimeError(f"DataLoader could not start its workers with the '{method}' start method: {exc}. "
+                               f"'{method}' pickles the dataset, collate_fn and worker_init_fn, so they must be "
+                               "defined at module level (not inside a function, not lambdas).") from exc
         except BaseException:
             self._shutdown_workers()
             raise

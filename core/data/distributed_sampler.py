@@ -53,6 +53,11 @@ class DistributedSampler(Sampler):
     Call :meth:`set_epoch` at the start of every epoch when ``shuffle=True``; otherwise every epoch uses the same
     order.
 
+    .. note::
+        With ``shuffle=False`` the indices are exactly PyTorch's. With ``shuffle=True`` they come from an ember
+        generator seeded with ``seed + epoch``: the same on every rank and in every run, but a different
+        permutation from the one PyTorch draws for the same seed.
+
     Args:
         dataset (Dataset): the dataset to sample from (must define ``__len__``).
         num_replicas (int, optional): number of processes. Default: the world size of ``ember.distributed``.

@@ -117,16 +117,14 @@ def _epoch_generator(generator, pending, draw_seed):
     replaying never touches ember's global generator (whose state the caller restores separately, e.g. the
     Trainer's checkpoint).
     """
-    if pending is not None and generator is None:
-        state, seed = pending.get("generator"), pending.get("seed")
-        if state is not None:
+    if pending is not None:
+        seed, state = pending.get("seed"), pending.get("generator")
+        if seed is not None:  # the epoch was drawn by a generator seeded with it
+            return Generator().manual_seed(seed), {"seed": int(seed), "generator": None}
+        if state is not None and generator is None:
             g = Generator()
             g.set_state(state)
             return g, {"seed": None, "generator": state}
-        if seed is not None:
-            return Generator().manual_seed(seed), {"seed": int(seed), "generator": None}
-    if pending is not None and pending.get("seed") is not None:
-        return Generator().manual_seed(pending["seed"]), {"seed": int(pending["seed"]), "generator": None}
     if generator is None:
         if draw_seed:  # RandomSampler: PyTorch seeds a fresh generator from the global one every epoch
             seed = _draw_seed(None)

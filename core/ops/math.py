@@ -423,11 +423,12 @@ class LogitBackward0(Node):
     def apply(self, grad):
         (x,) = self.saved_tensors
         eps = self._ctx
-        g = grad / (x * (1 - x))
         if eps is None:
             # outside [0, 1] logit is nan, and so is its derivative
-            return (where((x < 0) | (x > 1), float("nan"), g),)
-        return (where((x < eps) | (x > 1 - eps), 0, g),)
+            return (where((x < 0) | (x > 1), float("nan"), grad / (x * (1 - x))),)
+        outside = (x < eps) | (x > 1 - eps)
+        # the clamped region has zero gradient; a unit denominator there keeps 0 and 1 from dividing by zero
+        return (where(outside, 0, grad / where(outside, 1, x * (1 - x))),)
 
 
 @tensor_method()

@@ -359,8 +359,8 @@ def _cum_extreme(input, dim, largest, fname, node_cls):
     values = ufunc.accumulate(work, axis=d)  # NaN propagates, as in PyTorch
     # an index moves to every position that reaches (ties: the latest) the running extreme, or that is NaN
     hit = work == values
-    if work.dtype.kind == "f":
-        hit |= xp.isnan(work)
+    if work.dtype.kind == "f" and xp.isnan(xp.take(values, [-1], axis=d)).any():
+        hit |= xp.isnan(work)  # NaN propagates to the end of its slice, so the last values reveal it
     shape = [1] * data.ndim
     shape[d] = data.shape[d]
     pos = np.arange(data.shape[d]).reshape(shape)

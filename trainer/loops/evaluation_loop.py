@@ -54,7 +54,7 @@ class EvaluationLoop:
         self.batch_progress.reset_on_run()
         collect = is_overridden(f"{name}_epoch_end", module, _lightning_module_cls())
         outputs: List[List[Any]] = [[] for _ in self._loaders]
-        if trainer.state.fn is not None and trainer.state.fn.value == "fit" and name == "validation":
+        if trainer.state.fn is not None and trainer.state.fn.value == "fit" and name == "validation" and not sanity:
             call_module_hook(trainer, "on_validation_model_zero_grad")
         call_module_hook(trainer, f"on_{name}_model_eval")
         try:

@@ -250,3 +250,44 @@ def test_default_convert():
     assert default_convert("text") == "text"
     strings = np.array(["a", "b"])
     assert default_convert(strings) is strings
+
+
+# -- seed_everything -----------------------------------------------------------------------------------------
+@pytest.fixture
+def clean_seed_env(monkeypatch):
+    # setenv records the original value (or its absence), so whatever seed_everything writes is undone afterwards
+    for name in ("PL_GLOBAL_SEED", "PL_SEED_WORKERS"):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+    return monkeypatch
+
+
+def test_seed_everything_seeds_python_numpy_and_ember(clean_seed_env):
+    import os
+    import random
+
+    assert em.seed_everything(42) == 42
+    assert random.random() == random.Random(42).random()
+    assert np.random.random_sample() == np.random.RandomState(42).random_sample()
+    assert em.rand(3).tolist() == em.rand(3, generator=em.Generator().manual_seed(42)).tolist()
+    assert os.environ["PL_GLOBAL_SEED"] == "42" and os.environ["PL_SEED_WORKERS"] == "0"
+    em.seed_everything(7, workers=True)
+    assert os.environ["PL_SEED_WORKERS"] == "1"
+
+
+def test_seed_everything_without_a_seed(clean_seed_env):
+    with pytest.warns(UserWarning, match="No seed found, seed set to 0"):
+        assert em.seed_everything() == 0
+    clean_seed_env.setenv("PL_GLOBAL_SEED", "123")
+    assert em.seed_everything() == 123
+    clean_seed_env.setenv("PL_GLOBAL_SEED", "abc")
+    with pytest.warns(UserWarning, match="Invalid seed found: 'abc', seed set to 0"):
+        assert em.seed_everything() == 0
+
+
+def test_seed_everything_out_of_range(clean_seed_env):
+    with pytest.warns(UserWarning, match="-1 is not in bounds, numpy accepts from 0 to 4294967295"):
+        assert em.seed_everything(-1) == 0
+    with pytest.warns(UserWarning, match="is not in bounds"):
+        assert em.seed_everything(2 ** 32) == 0
+    assert em.seed_everything(3.0) == 3  # cast to int, as Lightning does

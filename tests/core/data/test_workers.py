@@ -21,6 +21,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fork is not ava
 FORK = "fork"
 
 
+@pytest.fixture(autouse=True)
+def plain_worker_seeding(monkeypatch):
+    monkeypatch.setenv("PL_SEED_WORKERS", "0")  # seed_everything(workers=True) elsewhere must not leak in here
+
+
 class Crashing(Dataset):
     def __len__(self):
         return 8
@@ -149,6 +154,15 @@ def test_worker_exception_under_spawn(tmp_path, monkeypatch):
                                          "corrupt"):
         next(it)
     del it
+
+
+def test_spawn_with_a_lambda_explains_pickling():
+    loader = DataLoader(TensorDataset(em.arange(4)), batch_size=2, num_workers=1, multiprocessing_context="spawn",
+                        worker_init_fn=lambda worker_id: None)
+    with pytest.raises(RuntimeError, match="'spawn' pickles the dataset, collate_fn and worker_init_fn, so they must "
+                                           "be defined at module level"):
+        iter(loader)
+    assert no_children()
 
 
 def test_breaking_early_leaves_no_processes():

@@ -120,7 +120,7 @@ def test_assigning_a_tensor_to_a_parameter_name_is_a_type_error():
 
 def test_registration_errors_name_the_problem():
     m = nn.Module()
-    with pytest.raises(KeyError, match="can't contain"):
+    with pytest.raises(KeyError, match="contain"):
         m.register_buffer("a.b", em.zeros(1))
     with pytest.raises(KeyError, match="empty string"):
         m.register_parameter("", None)
@@ -132,7 +132,7 @@ def test_registration_errors_name_the_problem():
     with pytest.raises(TypeError, match="is not a Module subclass"):
         m.add_module("child", 3)
     with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'w'"):
-        m.register_parameter("w", nn.Parameter(em.ones(1)) * 2 if False else _non_leaf_param())
+        m.register_parameter("w", _non_leaf_param())
 
     class Forgot(nn.Module):
         def __init__(self):
@@ -232,7 +232,8 @@ def test_to_also_casts_existing_gradients():
 
 # -------------------------------------------------------------------------------------------------- state dict
 def test_state_dict_keys_for_nested_modules_and_sequential():
-    assert list(Outer().state_dict().keys()) == ["inner.fc.weight", "inner.fc.bias", "inner.running", "head.weight"]
+    # a module's own tensors come before its children's, as in PyTorch
+    assert list(Outer().state_dict().keys()) == ["inner.running", "inner.fc.weight", "inner.fc.bias", "head.weight"]
     seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 1)))
     assert list(seq.state_dict().keys()) == ["0.weight", "0.bias", "2.0.weight", "2.0.bias"]
     named = nn.Sequential(OrderedDict([("enc", nn.Linear(2, 2)), ("act", nn.Tanh())]))
