@@ -50,7 +50,9 @@ def __getattr__(name):
 
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
 # name one module object (never two copies).
-_ALIASED = ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")
+_ALIASED = {name: f"{__name__}.core.{name}" for name in
+            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
+_ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 
 
 class _AliasLoader(_abc.Loader):
@@ -68,7 +70,7 @@ class _AliasFinder(_abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         parts = fullname.split(".")
         if len(parts) >= 2 and parts[0] == __name__ and parts[1] in _ALIASED:
-            real = ".".join([__name__, "core"] + parts[1:])
+            real = ".".join([_ALIASED[parts[1]]] + parts[2:])
             return _util.spec_from_loader(fullname, _AliasLoader(real))
         return None
 

@@ -686,9 +686,9 @@ def _vector_norm(input, p, dims, keepdim):
         return amin(abs_(input), dims, keepdim)
     if p == 1:
         return sum(abs_(input), dims, keepdim)
-    a = xp.abs(data)
+    a = data if data.dtype.kind != "c" and p in (0, 2) else xp.abs(data)  # |x| is not needed to square a real
     if p == 0:
-        res = (a != 0).sum(axis=dims, keepdims=keepdim).astype(a.dtype)
+        res = (a != 0).sum(axis=dims, keepdims=keepdim).astype(xp.abs(data[:0]).dtype)
     elif p == 2:
         res = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
     else:

@@ -12,8 +12,8 @@ from ..tensor import Size
 from ._base import GRAD_ENABLED, Tensor, normalize_dim, record, tensor_method, wrap
 
 __all__ = ["reshape", "view", "unsqueeze", "squeeze", "transpose", "swapaxes", "swapdims", "permute", "t",
-           "expand", "expand_as", "flatten", "contiguous", "view_as", "reshape_as", "ravel", "unflatten", "broadcast_to",
-           "broadcast_shapes", "broadcast_tensors", "repeat", "tile", "cat", "concat", "concatenate", "stack",
+           "expand", "expand_as", "flatten", "contiguous", "ravel", "unflatten", "broadcast_to",
+           "broadcast_shapes", "broadcast_tensors", "tile", "cat", "concat", "concatenate", "stack",
            "hstack", "vstack", "row_stack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d",
            "split", "split_with_sizes", "tensor_split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
            "narrow", "tril", "triu", "movedim", "moveaxis"]

@@ -657,9 +657,10 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * _m.log(input + eps)
     if full:
-        t = target
+        small = target <= 1
+        t = target.masked_fill(small, 1)  # keeps log() finite where the term is masked out anyway
         stirling = t * _m.log(t) - t + _m.log(t * (2 * math.pi)) * 0.5
-        loss = loss + stirling.masked_fill(t <= 1, 0)
+        loss = loss + stirling.masked_fill(small, 0)
     return _reduce(loss, reduction)
 
 

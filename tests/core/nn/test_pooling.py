@@ -82,7 +82,7 @@ def test_max_pool2d_gradcheck_and_gradgradcheck(case):
 
 def test_max_pool_gradient_goes_to_the_first_maximum():
     # ties: PyTorch routes the whole gradient to the first maximal element of the window (row-major)
-    x = em.tensor([[[[1.0, 3.0, 3.0, 0.0], [3.0, 2.0, 0.0, 0.0]]]], requires_grad=True)
+    x = em.tensor([[[[1.0, 3.0, 0.0, 4.0], [3.0, 2.0, 4.0, 0.0]]]], requires_grad=True)
     out = F.max_pool2d(x, 2)
     out.backward(em.tensor([[[[10.0, 20.0]]]]))
     np.testing.assert_array_equal(x.grad.numpy(), [[[[0, 10, 0, 20], [0, 0, 0, 0]]]])
