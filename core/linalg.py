@@ -362,17 +362,16 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
 
 
 # ------------------------------------------------------------------------------------------------- det / slogdet
-def _adjugate_h(a: np.ndarray) -> np.ndarray:
+def _adjugate_h(a, xp):
     """``adj(A)^H`` of each matrix, via the SVD so that it is defined for singular matrices too."""
-    u, s, vh = np.linalg.svd(a)
+    u, s, vh = xp.linalg.svd(a)
     n = s.shape[-1]
     # adj(S)_ii = prod_{j != i} s_j, computed without dividing by a possibly zero s_i
-    prods = np.empty_like(s)
-    for i in range(n):
-        prods[..., i] = np.prod(np.delete(s, i, axis=-1), axis=-1)
-    adj = np.linalg.det(vh)[..., None, None] * np.linalg.det(u)[..., None, None] * \
-        ((np.swapaxes(vh, -1, -2).conj() * prods[..., None, :]) @ np.swapaxes(u, -1, -2).conj())
-    return np.swapaxes(adj, -1, -2).conj()
+    prods = xp.stack([xp.prod(xp.concatenate([s[..., :i], s[..., i + 1:]], axis=-1), axis=-1) for i in range(n)], -1)
+    u_h = xp.swapaxes(u, -1, -2).conj()
+    v = xp.swapaxes(vh, -1, -2).conj()
+    adj = (xp.linalg.det(vh) * xp.linalg.det(u))[..., None, None] * ((v * prods[..., None, :]) @ u_h)
+    return xp.swapaxes(adj, -1, -2).conj()
 
 
 class LinalgDetBackward0(Node):
@@ -389,7 +388,7 @@ class LinalgDetBackward0(Node):
             except LinAlgError:
                 pass
         # singular matrices: d det / dA = adj(A)^T, still well defined
-        return (_col(_col(g)) * wrap(_adjugate_h(A._data)),)
+        return (_col(_col(g)) * wrap(_adjugate_h(A._data, A._xp)),)
 
 
 def det(A: Tensor) -> Tensor:
@@ -957,16 +956,16 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     except ValueError:
         raise broadcast_error(a.shape[:-2], bb.shape[:-2]) from None
     k = bb.shape[-1]
-    a_b = np.broadcast_to(a, batch + (m, n)).reshape((-1, m, n))
-    b_b = np.broadcast_to(bb, batch + (m, k)).reshape((-1, m, k))
+    a_b = xp.broadcast_to(a, batch + (m, n)).reshape((-1, m, n))
+    b_b = xp.broadcast_to(bb, batch + (m, k)).reshape((-1, m, k))
     real_dtype = np.empty(0, dtype=a.dtype).real.dtype
     rc = np.finfo(real_dtype).eps * max(m, n) if rcond is None else rcond
-    sols = np.empty((len(a_b), n, k), dtype=a.dtype)
+    sols = xp.empty((len(a_b), n, k), dtype=a.dtype)
     ranks = np.empty(len(a_b), dtype=np.int64)
-    svals = np.empty((len(a_b), min(m, n)), dtype=real_dtype)
-    res = np.zeros((len(a_b), k), dtype=real_dtype)
+    svals = xp.empty((len(a_b), min(m, n)), dtype=real_dtype)
+    res = xp.zeros((len(a_b), k), dtype=real_dtype)
     for i in range(len(a_b)):
-        x, r, rk, sv = np.linalg.lstsq(a_b[i], b_b[i], rcond=rc)
+        x, r, rk, sv = xp.linalg.lstsq(a_b[i], b_b[i], rcond=rc)
         sols[i], ranks[i], svals[i] = x, rk, sv
         if r.size:  # NumPy reports residuals exactly when PyTorch does: m > n and full rank
             res[i] = r

@@ -17,6 +17,8 @@ plain assignment.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -66,6 +68,10 @@ def _convert_item(k):
         kind = arr.dtype.kind
         if kind == "b":
             return (_BOOL, bool(arr)) if arr.ndim == 0 else (_MASK, arr)
+        if arr.dtype == np.uint8:  # PyTorch still reads a byte tensor as a mask
+            warnings.warn("indexing with dtype ember.uint8 is now deprecated, please use a dtype ember.bool "
+                          "instead.", UserWarning, stacklevel=4)
+            return (_BOOL, bool(arr)) if arr.ndim == 0 else (_MASK, arr.astype(bool))
         if kind in "iu":
             return (_INT, int(arr)) if arr.ndim == 0 else (_ARRAY, arr)
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")

@@ -259,10 +259,18 @@ def einsum(*args) -> Tensor:
             raise TypeError(f"einsum(): argument 'operands' must be tuple of Tensors, but found element of type "
                             f"{type(op).__name__} at pos {i}")
     parsed = _parse(equation, tuple(op._data.ndim for op in operands))
-    rt = dt.result_type(*operands).np if len(operands) > 1 else operands[0]._data.dtype
-    arrays = [op._data if op._data.dtype == rt else op._data.astype(rt) for op in operands]
-    _label_sizes(parsed.inputs, [a.shape for a in arrays])
-    out = wrap(operands[0]._xp.asarray(_einsum_arrays(operands[0]._xp, parsed.equation, arrays)))
+    first = operands[0]._data.dtype
+    if all(op._data.dtype == first for op in operands):
+        arrays = [op._data for op in operands]
+    else:
+        rt = dt.result_type(*operands).np
+        arrays = [op._data if op._data.dtype == rt else op._data.astype(rt) for op in operands]
+    try:
+        res = _einsum_arrays(operands[0]._xp, parsed.equation, arrays)
+    except RuntimeError:
+        _label_sizes(parsed.inputs, [a.shape for a in arrays])  # names the mismatching subscript
+        raise
+    out = wrap(operands[0]._xp.asarray(res))
     if GRAD_ENABLED[0]:
         for op in operands:
             if op._requires_grad:

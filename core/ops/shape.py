@@ -513,6 +513,7 @@ def cat(tensors, dim=0, *, out=None):
         record(node, res, *tensors)
     if out is not None:
         out._data = result.astype(out._data.dtype, copy=False)
+        out._bump_version()
         return out
     return res
 
@@ -553,6 +554,7 @@ def stack(tensors, dim=0, *, out=None):
         record(node, res, *tensors)
     if out is not None:
         out._data = result.astype(out._data.dtype, copy=False)
+        out._bump_version()
         return out
     return res
 

@@ -507,7 +507,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:
         lo, hi = lo - 1, hi + 1
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise RuntimeError(f"torch.histc(): range of [{lo}, {hi}] is not finite")
-    counts, _ = np.histogram(data, bins=int(bins), range=(lo, hi))
+    counts, _ = xp.histogram(data, bins=int(bins), range=(lo, hi))
     return wrap(xp.asarray(counts, dtype=input._data.dtype))
 
 
@@ -533,7 +533,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         edges = bins._data
         if edges.ndim != 1:
             raise RuntimeError(f"histogram(): bins tensor should have one dimension, but got {edges.ndim} dimensions")
-        hist, edges = np.histogram(data, bins=edges, weights=w, density=density)
+        hist, edges = xp.histogram(data, bins=edges, weights=w, density=density)
     else:
         if int(bins) <= 0:
             raise RuntimeError(f"histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -544,7 +544,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
                 raise RuntimeError(f"histogram(): min should not exceed max, but got min {rng[0]} max {rng[1]}")
         elif data.size == 0:
             rng = (0.0, 1.0)
-        hist, edges = np.histogram(data, bins=int(bins), range=rng, weights=w, density=density)
+        hist, edges = xp.histogram(data, bins=int(bins), range=rng, weights=w, density=density)
     dtype = input._data.dtype
     return _Histogram(wrap(xp.asarray(hist, dtype=dtype)), wrap(xp.asarray(edges, dtype=dtype)))
 
@@ -595,7 +595,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         for i in range(rows_s.shape[0]):
             res[i] = xp.searchsorted(rows_s[i], rows_v[i], side=which)
         res = res.reshape(vals.shape)
-    return wrap(xp.asarray(res).astype(out_dtype))
+    return wrap(xp.asarray(res).astype(out_dtype, copy=False))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
@@ -659,7 +659,7 @@ def _diagonal_view(data: np.ndarray, offset: int, d1: int, d2: int, xp):
     keep = [i for i in range(data.ndim) if i not in (d1, d2)]
     new_shape = tuple(shape[i] for i in keep) + (length,)
     new_strides = tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],)
-    return np.lib.stride_tricks.as_strided(base, new_shape, new_strides, writeable=base.flags.writeable)
+    return xp.lib.stride_tricks.as_strided(base, new_shape, new_strides, writeable=base.flags.writeable)
 
 
 class DiagonalBackward0(Node):

@@ -451,3 +451,10 @@ def test_select():
                                          r"dimension 1"):
         x.select(1, 3)
     _check_grads(lambda t: em.select(t, 1, -1), _leaf(3, 4))
+
+
+def test_uint8_index_is_a_deprecated_mask():
+    x = em.arange(3.0)
+    with pytest.warns(UserWarning, match="indexing with dtype ember.uint8 is now deprecated"):
+        out = x[em.tensor([1, 0, 1], dtype=em.uint8)]
+    assert out.tolist() == [0.0, 2.0]

@@ -13,6 +13,8 @@ import math
 import numbers
 import warnings
 
+import numpy as np
+
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record_multi, wrap
 from ..parameter import Parameter
@@ -60,8 +62,26 @@ def _weight_grads(dpre, h_prev, b_hh):
     return dw, db
 
 
+# Packed (variable-length) batches: ``bs[t]`` sequences, sorted by decreasing length, are active at step t, so the
+# active rows are always a prefix ``[:n]``. Only they are computed; the other rows carry their state unchanged
+# (a finished sequence keeps its final state, a reverse-direction sequence that has not started keeps h0), which
+# makes ``ys`` shifted by one step the correct previous state for backward, and the last row of ``ys`` the h_n.
+
+def _active(bs, t, B):
+    return B if bs is None else int(bs[t])
+
+
+def _carry(dh_new, dht, n, B):
+    """The gradient entering the previous step: computed for the active rows, passed through for the others."""
+    if n == B:
+        return dh_new
+    out = dht.copy()
+    out[:n] = dh_new
+    return out
+
+
 # LSTM: gates i, f, g, o.  Saved: activated gates (T, B, 4H), cell states (T, B, H), unprojected h if proj.
-def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
+def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     T, B, G = xg.shape
     H = G // 4
     pre_all = xg + b_hh if b_hh is not None else xg
@@ -72,29 +92,35 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
     w_hh_t = w_hh.T
     w_hr_t = w_hr.T if w_hr is not None else None
     for t in _steps(T, reverse):
-        pre = pre_all[t] + h @ w_hh_t  # a fresh contiguous (B, 4H) block
-        g = gates[t]
+        n = _active(bs, t, B)
+        pre = pre_all[t, :n] + h[:n] @ w_hh_t  # a fresh contiguous (n, 4H) block
+        g = gates[t, :n]
         pre *= 0.5
         _sigmoid_halved_(pre, g, xp)  # all four gates as sigmoids, then the g gate redone as tanh
         xp.tanh(pre[:, 2 * H:3 * H] * 2, out=g[:, 2 * H:3 * H])
         c_new = cs[t]
-        xp.multiply(g[:, H:2 * H], c, out=c_new)
-        c_new += g[:, :H] * g[:, 2 * H:3 * H]
-        c = c_new
+        xp.multiply(g[:, H:2 * H], c[:n], out=c_new[:n])
+        c_new[:n] += g[:, :H] * g[:, 2 * H:3 * H]
+        h_new = ys[t]
         if w_hr_t is None:
-            h = ys[t]
-            xp.tanh(c, out=h)
-            h *= g[:, 3 * H:]
+            xp.tanh(c_new[:n], out=h_new[:n])
+            h_new[:n] *= g[:, 3 * H:]
         else:
-            hr = h_raw[t]
-            xp.tanh(c, out=hr)
+            hr = h_raw[t, :n]
+            xp.tanh(c_new[:n], out=hr)
             hr *= g[:, 3 * H:]
-            h = ys[t]
-            xp.matmul(hr, w_hr_t, out=h)
+            xp.matmul(hr, w_hr_t, out=h_new[:n])
+        if n < B:
+            gates[t, n:] = 0
+            c_new[n:] = c[n:]
+            h_new[n:] = h[n:]
+            if h_raw is not None:
+                h_raw[t, n:] = 0
+        h, c = h_new, c_new
     return ys, h.copy(), c.copy(), (gates, cs, h_raw)
 
 
-def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp):
+def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     gates, cs, h_raw = cache
     T, B, G = gates.shape
     H = G // 4
@@ -109,18 +135,22 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
     xp.multiply(tc, o * (1 - o), out=coef[:, :, 3])
     dc_from_h = o * (1 - tc * tc)
     dpre = xp.empty((T, B, 4, H), dtype=gates.dtype)
-    dh_proj = xp.empty_like(ys) if w_hr is not None else None
+    dh_proj = xp.zeros_like(ys) if w_hr is not None else None
     for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
         dht = dh if dys is None else dh + dys[t]
+        dhr = dht[:n]
         if w_hr is not None:
-            dh_proj[t] = dht
-            dht = dht @ w_hr
-        dc = dc + dht * dc_from_h[t]
+            dh_proj[t, :n] = dhr
+            dhr = dhr @ w_hr
+        dca = dc[:n] + dhr * dc_from_h[t, :n]
         d = dpre[t]
-        xp.multiply(dc[:, None, :], coef[t, :, :3], out=d[:, :3])
-        xp.multiply(dht, coef[t, :, 3], out=d[:, 3])
-        dc = dc * f[t]
-        dh = d.reshape(B, G) @ w_hh
+        xp.multiply(dca[:, None, :], coef[t, :n, :3], out=d[:n, :3])
+        xp.multiply(dhr, coef[t, :n, 3], out=d[:n, 3])
+        dc = _carry(dca * f[t, :n], dc, n, B)
+        if n < B:
+            d[n:] = 0
+        dh = _carry(d[:n].reshape(n, G) @ w_hh, dht, n, B)
     dpre = dpre.reshape(T, B, G)
     dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
     grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
@@ -130,7 +160,7 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
 
 
 # GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.
-def _forward_gru(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
+def _forward_gru(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     T, B, G = xg.shape
     H = G // 3
     gates = xp.empty((T, B, G), dtype=xg.dtype)
@@ -138,96 +168,115 @@ def _forward_gru(xg, h, c, w_hh, b_hh, w_hr, reverse, xp):
     ys = xp.empty((T, B, H), dtype=xg.dtype)
     w_hh_t = w_hh.T
     for t in _steps(T, reverse):
-        hg = h @ w_hh_t
+        n = _active(bs, t, B)
+        hp = h[:n]
+        hg = hp @ w_hh_t
         if b_hh is not None:
             hg += b_hh
-        g = gates[t]
-        rz = xg[t, :, :2 * H] + hg[:, :2 * H]
+        g = gates[t, :n]
+        rz = xg[t, :n, :2 * H] + hg[:, :2 * H]
         rz *= 0.5
         _sigmoid_halved_(rz, rz, xp)
         g[:, :2 * H] = rz
-        hn[t] = hg[:, 2 * H:]
-        n = rz[:, :H] * hg[:, 2 * H:]
-        n += xg[t, :, 2 * H:]
-        xp.tanh(n, out=n)
-        g[:, 2 * H:] = n
+        hn[t, :n] = hg[:, 2 * H:]
+        new = rz[:, :H] * hg[:, 2 * H:]
+        new += xg[t, :n, 2 * H:]
+        xp.tanh(new, out=new)
+        g[:, 2 * H:] = new
         h_new = ys[t]
-        xp.subtract(h, n, out=h_new)  # h' = n + z * (h - n)
-        h_new *= rz[:, H:]
-        h_new += n
+        xp.subtract(hp, new, out=h_new[:n])  # h' = n + z * (h - n)
+        h_new[:n] *= rz[:, H:]
+        h_new[:n] += new
+        if n < B:
+            gates[t, n:] = 0
+            hn[t, n:] = 0
+            h_new[n:] = h[n:]
         h = h_new
     return ys, h.copy(), None, (gates, hn)
 
 
-def _backward_gru(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp):
+def _backward_gru(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     gates, hn = cache
     T, B, G = gates.shape
     H = G // 3
-    r, z, n = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
+    r, z, n_gate = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
     h_prev = _shifted(ys, h0, reverse, xp)
-    coef_n = (1 - z) * (1 - n * n)  # dn_pre = dh * coef_n
-    coef_z = (h_prev - n) * (z * (1 - z))  # dz_pre = dh * coef_z
+    coef_n = (1 - z) * (1 - n_gate * n_gate)  # dn_pre = dh * coef_n
+    coef_z = (h_prev - n_gate) * (z * (1 - z))  # dz_pre = dh * coef_z
     coef_r = hn * (r * (1 - r))  # dr_pre = dn_pre * coef_r
     dxg = xp.empty((T, B, G), dtype=gates.dtype)
     dhg = xp.empty((T, B, G), dtype=gates.dtype)
     for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
         dht = dh if dys is None else dh + dys[t]
+        dha = dht[:n]
         dx, dhh = dxg[t], dhg[t]
-        dn_pre = dx[:, 2 * H:]
-        xp.multiply(dht, coef_n[t], out=dn_pre)
-        xp.multiply(dn_pre, coef_r[t], out=dhh[:, :H])
-        xp.multiply(dht, coef_z[t], out=dhh[:, H:2 * H])
-        xp.multiply(dn_pre, r[t], out=dhh[:, 2 * H:])
-        dh = dht * z[t]
-        dh += dhh @ w_hh
+        dn_pre = dx[:n, 2 * H:]
+        xp.multiply(dha, coef_n[t, :n], out=dn_pre)
+        xp.multiply(dn_pre, coef_r[t, :n], out=dhh[:n, :H])
+        xp.multiply(dha, coef_z[t, :n], out=dhh[:n, H:2 * H])
+        xp.multiply(dn_pre, r[t, :n], out=dhh[:n, 2 * H:])
+        if n < B:
+            dx[n:] = 0
+            dhh[n:] = 0
+        dh_new = dha * z[t, :n]
+        dh_new += dhh[:n] @ w_hh
+        dh = _carry(dh_new, dht, n, B)
     dxg[..., :2 * H] = dhg[..., :2 * H]  # r and z see the same gradient from both projections
     dw_hh, db_hh = _weight_grads(dhg, h_prev, b_hh)
     return {"xg": dxg, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
 
 
 # Elman RNN: the outputs are the activations, nothing else is saved.
-def _forward_rnn(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, relu):
-    T = xg.shape[0]
+def _forward_rnn(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None, relu=False):
+    T, B, _ = xg.shape
     ys = xg + b_hh if b_hh is not None else xg.copy()  # pre-activations, activated in place
     w_hh_t = w_hh.T
     for t in _steps(T, reverse):
+        n = _active(bs, t, B)
         h_new = ys[t]
-        h_new += h @ w_hh_t
+        a = h_new[:n]
+        a += h[:n] @ w_hh_t
         if relu:
-            xp.maximum(h_new, 0, out=h_new)
+            xp.maximum(a, 0, out=a)
         else:
-            xp.tanh(h_new, out=h_new)
+            xp.tanh(a, out=a)
+        if n < B:
+            h_new[n:] = h[n:]
         h = h_new
     return ys, h.copy(), None, ()
 
 
-def _backward_rnn(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, relu):
-    T = ys.shape[0]
+def _backward_rnn(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None, relu=False):
+    T, B, _ = ys.shape
     dact = (ys > 0).astype(ys.dtype) if relu else 1 - ys * ys
     dpre = xp.empty_like(ys)
     for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
         dht = dh if dys is None else dh + dys[t]
         d = dpre[t]
-        xp.multiply(dht, dact[t], out=d)
-        dh = d @ w_hh
+        xp.multiply(dht[:n], dact[t, :n], out=d[:n])
+        if n < B:
+            d[n:] = 0
+        dh = _carry(d[:n] @ w_hh, dht, n, B)
     dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
     return {"xg": dpre, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
 
 
-def _forward_kernel(mode, *args):
+def _forward_kernel(mode, *args, bs=None):
     if mode == "LSTM":
-        return _forward_lstm(*args)
+        return _forward_lstm(*args, bs=bs)
     if mode == "GRU":
-        return _forward_gru(*args)
-    return _forward_rnn(*args, relu=(mode == "RNN_RELU"))
+        return _forward_gru(*args, bs=bs)
+    return _forward_rnn(*args, bs=bs, relu=(mode == "RNN_RELU"))
 
 
-def _backward_kernel(mode, *args):
+def _backward_kernel(mode, *args, bs=None):
     if mode == "LSTM":
-        return _backward_lstm(*args)
+        return _backward_lstm(*args, bs=bs)
     if mode == "GRU":
-        return _backward_gru(*args)
-    return _backward_rnn(*args, relu=(mode == "RNN_RELU"))
+        return _backward_gru(*args, bs=bs)
+    return _backward_rnn(*args, bs=bs, relu=(mode == "RNN_RELU"))
 
 
 class RecurrenceBackward0(Node):
@@ -240,9 +289,9 @@ class RecurrenceBackward0(Node):
 
     def apply(self, d_out, d_hn=None, d_cn=None):
         inputs = self.saved_tensors
-        mode, reverse, cache = self._ctx
+        mode, reverse, cache, bs = self._ctx
         if GRAD_ENABLED[0]:
-            return _composed_backward(mode, reverse, inputs, (d_out, d_hn, d_cn), self.next_functions)
+            return _composed_backward(mode, reverse, bs, inputs, (d_out, d_hn, d_cn), self.next_functions)
         ys = self.saved_output()._data  # checks that the output was not modified in place
         xg, h0, c0, w_hh, b_hh, w_hr = inputs
         xp = xg._xp
@@ -254,7 +303,7 @@ class RecurrenceBackward0(Node):
         grads = _backward_kernel(mode, cache, ys, h0._data, None if c0 is None else c0._data,
                                  None if d_out is None else d_out._data, dh, dc, w_hh._data,
                                  None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data,
-                                 reverse, xp)
+                                 reverse, xp, bs=bs)
         return tuple(None if e is None or grads.get(k) is None else wrap(grads[k])
                      for k, e in zip(("xg", "h0", "c0", "w_hh", "b_hh", "w_hr"), self.next_functions))
 
@@ -263,31 +312,37 @@ class RecurrenceBackward0(Node):
         self._ctx = None  # the saved activations are the big buffers: free them with the graph
 
 
-def _recurrence(mode, xg, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Run one layer in one direction. ``xg``: (T, B, G) input projections. Returns ``(output, h_n, c_n)``."""
+def _recurrence(mode, xg, h0, c0, w_hh, b_hh, w_hr, reverse, batch_sizes=None):
+    """Run one layer in one direction. ``xg``: (T, B, G) input projections; ``batch_sizes``: optional NumPy array
+    of the number of active (length-sorted) sequences per step. Returns ``(output, h_n, c_n)``."""
     xp = xg._xp
     ys, hn, cn, cache = _forward_kernel(
         mode, xg._data, h0._data, None if c0 is None else c0._data, w_hh._data,
-        None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data, reverse, xp)
+        None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data, reverse, xp, bs=batch_sizes)
     outs = (wrap(ys), wrap(hn), None if cn is None else wrap(cn))
     ins = (xg, h0, c0, w_hh, b_hh, w_hr)
     if GRAD_ENABLED[0] and any(t is not None and t._requires_grad for t in ins):
         node = RecurrenceBackward0()
         node.save(*ins)
-        node._ctx = (mode, reverse, cache)
+        node._ctx = (mode, reverse, cache, batch_sizes)
         record_multi(node, tuple(o for o in outs if o is not None), *ins)
         node.save_output(outs[0])  # the outputs are the hidden states backward needs: saved, not copied
     return outs
 
 
 # ---------------------------------------------------------------------------- composed version (double backward)
-def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse):
+def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse, bs=None):
     """The same recurrence from differentiable ember ops, one step at a time (slow; used for create_graph)."""
-    T = xg.shape[0]
+    from ... import ops
+    T, B = xg.shape[0], xg.shape[1]
     H = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
     ys = [None] * T
     for t in _steps(T, reverse):
-        x = xg[t]
+        n = _active(bs, t, B)
+        h_all, c_all = h, c
+        x = xg[t, :n]
+        h = h[:n]
+        c = c[:n] if c is not None else None
         hg = h @ w_hh.mT
         if b_hh is not None:
             hg = hg + b_hh
@@ -302,19 +357,21 @@ def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse):
         elif mode == "GRU":
             r = (x[:, :H] + hg[:, :H]).sigmoid()
             z = (x[:, H:2 * H] + hg[:, H:2 * H]).sigmoid()
-            n = (x[:, 2 * H:] + r * hg[:, 2 * H:]).tanh()
-            h = n + z * (h - n)
+            cand = (x[:, 2 * H:] + r * hg[:, 2 * H:]).tanh()
+            h = cand + z * (h - cand)
         else:
             pre = x + hg
             h = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+        if n < B:  # inactive rows carry their state
+            h = ops.cat([h, h_all[n:]], 0)
+            c = ops.cat([c, c_all[n:]], 0) if c is not None else None
         ys[t] = h
-    from ... import ops
     return ops.stack(ys), h, c
 
 
-def _composed_backward(mode, reverse, inputs, grad_outputs, next_functions):
+def _composed_backward(mode, reverse, bs, inputs, grad_outputs, next_functions):
     from ...autograd.engine import grad as autograd_grad
-    outs = _composed_recurrence(mode, *inputs, reverse)
+    outs = _composed_recurrence(mode, *inputs, reverse, bs)
     pairs = [(o, g) for o, g in zip(outs, grad_outputs) if o is not None and g is not None and o._requires_grad]
     wanted = [i for i, (t, e) in enumerate(zip(inputs, next_functions)) if t is not None and e is not None]
     result = [None] * len(inputs)
@@ -534,7 +591,7 @@ class RNNBase(Module):
                 w_hr = w[-1] if self.proj_size > 0 else None
                 xg = _input_projection(layer_input, w_ih, b_ih)
                 y, h, c = _recurrence(self.mode, xg, h0s[idx], None if c0s is None else c0s[idx], w_hh, b_hh,
-                                      w_hr, direction == 1)
+                                      w_hr, direction == 1, batch_sizes)
                 outputs.append(y)
                 h_n.append(h)
                 c_n.append(c)
@@ -611,8 +668,46 @@ class RNNBase(Module):
         return (output, (h_n, c_n)) if lstm else (output, h_n)
 
     def _forward_packed(self, packed, hx, name, lstm):
-        raise NotImplementedError(f"{name}: PackedSequence input is not supported yet; pad the batch "
-                                  "(nn.utils.rnn.pad_sequence) and pass a plain tensor")
+        """Run on a ``PackedSequence``: returns a ``PackedSequence`` output and the per-sequence final states.
+
+        The packed steps are laid out as a (T, B, I) block in length-sorted order; at step ``t`` only the first
+        ``batch_sizes[t]`` rows are computed, the others keep their state, so each sequence's ``h_n`` is its state
+        after its own last step (its first step, for the reverse direction).
+        """
+        from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        bs = batch_sizes._data.astype(np.int64) if isinstance(batch_sizes, Tensor) else \
+            np.asarray(batch_sizes, dtype=np.int64)
+        self.check_input(data, bs)
+        padded, _ = pad_packed_sequence(PackedSequence(data, batch_sizes))  # (T, B, I) in sorted order
+        expected = self.get_expected_hidden_size(data, bs)
+        w = self._flat_weights[0]
+        if hx is None:
+            h0 = _zeros(expected, w)
+            c0 = _zeros(expected[:2] + (self.hidden_size,), w) if lstm else None
+        else:
+            if lstm:
+                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                    raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
+                h0, c0 = hx
+            else:
+                h0, c0 = hx, None
+            if sorted_indices is not None:  # the states come in the caller's order: put them in packing order
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = c0.index_select(1, sorted_indices) if c0 is not None else None
+            if lstm:
+                self.check_hidden_size(h0, expected, "Expected hidden[0] size {}, got {}")
+                self.check_hidden_size(c0, expected[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
+            else:
+                self.check_hidden_size(h0, expected)
+        output, h_n, c_n = self._run(padded, h0, c0, batch_sizes=bs)
+        lengths = (bs[None, :] > np.arange(int(bs[0]))[:, None]).sum(1)
+        out_data = pack_padded_sequence(output, lengths).data
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = c_n.index_select(1, unsorted_indices) if c_n is not None else None
+        out = PackedSequence(out_data, batch_sizes, sorted_indices, unsorted_indices)
+        return (out, (h_n, c_n)) if lstm else (out, h_n)
 
 
 def _refuse_extra_kwargs(name, kwargs):
