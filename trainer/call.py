@@ -21,6 +21,10 @@ def is_overridden(name: str, instance: Any, parent: type) -> bool:
     return getattr(attr, "__code__", attr) is not getattr(base, "__code__", base)
 
 
+# the hook name is set around every hook call: bypass nn.Module.__setattr__'s parameter/buffer bookkeeping
+_set_fx = lambda module, name: object.__setattr__(module, "_current_fx_name", name)  # noqa: E731
+
+
 def _overriding_callbacks(trainer, hook_name: str):
     # Cached per hook: only callbacks that override the hook are called, which keeps per-batch dispatch cheap.
     cache = trainer._callback_hook_cache
@@ -39,19 +43,22 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
     ``monitoring_callbacks`` True/False restricts the call to the callbacks that monitor metrics (checkpointing,
     early stopping) or to the others, for Lightning's split ``on_train_epoch_end`` ordering.
     """
+    hooks = _overriding_callbacks(trainer, hook_name)
+    if not hooks:
+        return
     pl_module = trainer.lightning_module
     prev = None
     if pl_module is not None:
         prev = pl_module._current_fx_name
-        pl_module._current_fx_name = hook_name
+        _set_fx(pl_module, hook_name)
     try:
-        for cb, fn in _overriding_callbacks(trainer, hook_name):
+        for cb, fn in hooks:
             if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
                 continue
             fn(trainer, pl_module, *args, **kwargs)
     finally:
         if pl_module is not None:
-            pl_module._current_fx_name = prev
+            _set_fx(pl_module, prev)
 
 
 def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwargs: Any) -> Any:
@@ -61,11 +68,11 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
     if fn is None:
         return None
     prev = pl_module._current_fx_name
-    pl_module._current_fx_name = hook_name
+    _set_fx(pl_module, hook_name)
     try:
         return fn(*args, **kwargs)
     finally:
-        pl_module._current_fx_name = prev
+        _set_fx(pl_module, prev)
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

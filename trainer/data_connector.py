@@ -70,10 +70,12 @@ class DataConnector:
     def __init__(self, trainer):
         self.trainer = trainer
         self._sources = {}
+        self._has = {}
 
     def attach(self, model, datamodule=None, train=None, val=None, test=None, predict=None) -> None:
         """Remember where each stage's loaders come from for this run."""
         self._sources = {"train": train, "val": val, "test": test, "predict": predict}
+        self._has = {}
         self.trainer.datamodule = datamodule
         if datamodule is not None:
             datamodule.trainer = self.trainer
@@ -88,8 +90,11 @@ class DataConnector:
         return is_overridden(f"{prefix}_dataloader", trainer.lightning_module, LightningModule)
 
     def has_loaders(self, prefix: str) -> bool:
-        """True if the stage has any dataloader source."""
-        return self._source_has(prefix)
+        """True if the stage has any dataloader source (cached for the run: it is asked every batch)."""
+        has = self._has.get(prefix)
+        if has is None:
+            has = self._has[prefix] = self._source_has(prefix)
+        return has
 
     def request(self, prefix: str) -> List[Any]:
         """Build the list of loaders of a stage (``train``, ``val``, ``test``, ``predict``)."""

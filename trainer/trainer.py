@@ -510,6 +510,15 @@ class Trainer:
         if self._automatic_optimization_flag is not None:
             model.automatic_optimization = self._automatic_optimization_flag
         self._logger_connector.reset_for_run()
+        self._overridden_cache = {}
+
+    def _module_overrides(self, name: str) -> bool:
+        """Whether the module overrides hook ``name`` (cached for the run: asked on every batch)."""
+        cached = self._overridden_cache.get(name)
+        if cached is None:
+            from .module import LightningModule
+            cached = self._overridden_cache[name] = is_overridden(name, self.lightning_module, LightningModule)
+        return cached
 
     def _call_and_handle_interrupt(self, fn, *args):
         try:
@@ -734,8 +743,7 @@ class Trainer:
         return self.fit_loop.epoch_loop._batches_that_stepped
 
     def _collect_training_output(self, output) -> None:
-        from .module import LightningModule
-        if is_overridden("training_epoch_end", self.lightning_module, LightningModule):
+        if self._module_overrides("training_epoch_end"):
             if isinstance(output, dict):
                 output = {k: (v.detach() if hasattr(v, "detach") else v) for k, v in output.items()}
             elif hasattr(output, "detach"):

@@ -26,8 +26,13 @@ def apply_to_collection(data: Any, dtype, function: Callable, *args: Any, **kwar
 
 
 def move_data_to_device(batch: Any, device) -> Any:
-    """Move every tensor of ``batch`` to ``device`` (a no-op for CPU tensors on the CPU)."""
-    return apply_to_collection(batch, Tensor, lambda t: t.to(device))
+    """Move every tensor of ``batch`` to ``device`` (tensors already there are returned as they are)."""
+    from ..core.device import device as device_cls
+    target = device if isinstance(device, device_cls) else device_cls(device)
+
+    def move(t):
+        return t if t.device == target else t.to(target)
+    return apply_to_collection(batch, Tensor, move)
 
 
 def _tensors_in(batch: Any):

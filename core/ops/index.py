@@ -321,6 +321,9 @@ def _add_at_flat(flat, positions, values):
     xp = np if type(flat) is np.ndarray else _xp_of(flat)
     if values.dtype != flat.dtype:
         values = values.astype(flat.dtype)
+    extra = values.ndim - positions.ndim
+    if extra > 0 and all(s == 1 for s in values.shape[:extra]):  # leading ones, as assignment allows
+        values = values.reshape(values.shape[extra:])
     xp.add.at(flat, positions.reshape(-1), xp.broadcast_to(values, positions.shape).reshape(-1))
 
 

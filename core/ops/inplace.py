@@ -101,7 +101,7 @@ def _method_inplace(name):
 for _name in ("exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
               "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "floor", "ceil", "round", "trunc", "frac",
               "sign", "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "relu", "lerp", "atan2", "erf",
-              "masked_fill", "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",
+              "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",
               "tril", "triu", "logit", "nan_to_num", "hypot", "maximum", "minimum", "t", "transpose", "squeeze",
               "unsqueeze", "addmm", "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and",
               "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):

@@ -406,6 +406,9 @@ atanh = arctanh = _unary("atanh", lambda xp, a: xp.arctanh(a), AtanhBackward0, _
 def _sigmoid_kernel(xp, a):
     # 1 / (1 + exp(-x)) is exact in the tails (exp(-x) overflows to inf for very negative x and 1/inf = 0); only
     # NumPy's overflow warning needs silencing. In place after the first allocation to keep it to one buffer.
+    if a.ndim == 0:  # NumPy turns 0-d results into scalars, which cannot be written in place
+        with np.errstate(over="ignore"):
+            return 1 / (1 + xp.exp(-a))
     t = xp.negative(a)
     with np.errstate(over="ignore"):
         xp.exp(t, out=t)

@@ -531,11 +531,15 @@ def _moments(input, dim, unbiased, keepdim, correction, fn):
         warnings.warn(f"{fn}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       f"factor (input numel divided by output numel).", UserWarning, stacklevel=3)
     xp = input._xp
+    axis = None if len(dims) == data.ndim else dims  # NumPy reduces faster over axis=None than over all axes
     with xp.errstate(divide="ignore", invalid="ignore"):
-        mean_keep = data.mean(axis=dims, keepdims=True) if n else xp.full(_reduced_shape(data.shape, dims), xp.nan)
+        mean_keep = data.mean(axis=axis, keepdims=True) if n else xp.full(_reduced_shape(data.shape, dims), xp.nan)
         centered = data - mean_keep
-        sq = (centered * centered.conj()).real if data.dtype.kind == "c" else centered * centered
-        var_data = sq.sum(axis=dims, keepdims=keepdim) / _builtins.max(dof, 0)
+        if data.dtype.kind == "c":
+            sq = (centered * centered.conj()).real
+        else:
+            sq = xp.multiply(centered, centered, out=centered)
+        var_data = sq.sum(axis=axis, keepdims=keepdim) / _builtins.max(dof, 0)
         mean_data = mean_keep if keepdim else mean_keep.reshape(tuple(s for i, s in enumerate(data.shape)
                                                                       if i not in dims))
     return data, dims, c, dof, var_data, mean_data
@@ -598,18 +602,16 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The tuple ``(var, mean)`` over ``dim``, as :func:`var` and :func:`mean` would give."""
-    v = var(input, dim, unbiased, keepdim, correction=correction)
-    dims = None if dim is None or isinstance(dim, bool) else dim
-    return v, mean(input, dims, keepdim) if dims is not None else (
-        mean(input).reshape((1,) * input._data.ndim) if keepdim else mean(input))
+    if isinstance(dim, bool):  # the legacy overload var_mean(input, unbiased)
+        dim, unbiased = None, dim
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """The tuple ``(std, mean)`` over ``dim``, as :func:`std` and :func:`mean` would give."""
-    s = std(input, dim, unbiased, keepdim, correction=correction)
-    dims = None if dim is None or isinstance(dim, bool) else dim
-    return s, mean(input, dims, keepdim) if dims is not None else (
-        mean(input).reshape((1,) * input._data.ndim) if keepdim else mean(input))
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim)
 
 
 # ======================================================================================================= logsumexp
@@ -690,7 +692,8 @@ def _vector_norm(input, p, dims, keepdim):
     if p == 0:
         res = (a != 0).sum(axis=dims, keepdims=keepdim).astype(xp.abs(data[:0]).dtype)
     elif p == 2:
-        res = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+        axis = None if len(dims) == data.ndim else dims
+        res = xp.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
     else:
         with xp.errstate(divide="ignore", over="ignore"):
             res = ((a ** p).sum(axis=dims, keepdims=keepdim)) ** (1.0 / p)

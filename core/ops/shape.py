@@ -416,9 +416,9 @@ def repeat(input, *sizes):
 
 
 @tensor_method()
-def tile(input, dims):
+def tile(input, *dims):
     """Like :meth:`repeat`, but ``dims`` may have fewer entries than the tensor has dimensions (ones are prepended)."""
-    reps = _shape_arg((dims,) if isinstance(dims, (int, np.integer)) else tuple(dims), "tile")
+    reps = _shape_arg(dims, "tile")
     nd = input._data.ndim
     if len(reps) < nd:
         reps = (1,) * (nd - len(reps)) + reps
@@ -781,10 +781,11 @@ class FlipBackward0(Node):
 
 
 @tensor_method()
-def flip(input, dims):
+def flip(input, *dims):
     """Reverse the order of elements along ``dims`` (returns a copy, as PyTorch does)."""
     data = input._data
-    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
+        dims = tuple(dims[0])
     axes = tuple(normalize_dim(d, data.ndim) for d in dims)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dims has duplicates, original flip dims size={len(axes)}, but unique flip dims "

@@ -85,6 +85,22 @@ def test_unary_gradcheck_and_gradgradcheck(name, ref, domain):
     assert gradgradcheck(fn, (x,))
 
 
+@pytest.mark.parametrize("name,ref,domain", UNARY + [("erfinv", None, (-0.5, 0.5)), ("floor", np.floor, (-2, 2)),
+                                              ("sgn", np.sign, (-2, 2))], ids=UNARY_NAMES + ["erfinv", "floor", "sgn"])
+def test_unary_zero_dim_and_empty_inputs(name, ref, domain):
+    fn = getattr(em, name)
+    value = (domain[0] + domain[1]) / 2 + 0.1
+    x = f64(value, requires_grad=True)
+    out = fn(x)
+    assert out.shape == () and out.dtype == em.float64
+    if ref is not None:
+        assert out.item() == pytest.approx(float(ref(np.array([value]))[0]), rel=1e-14)
+    out.backward()
+    assert x.grad.shape == ()
+    empty = fn(em.zeros(2, 0, dtype=em.float64))
+    assert empty.shape == (2, 0) and empty.dtype == em.float64
+
+
 def test_erfinv_gradcheck_and_gradgradcheck():
     x = sample(-0.8, 0.8)
     assert gradcheck(em.erfinv, (x,))

@@ -293,3 +293,21 @@ def test_tril_triu_values_and_grads():
     assert w.grad.tolist() == [[0.0, 1.0], [0.0, 0.0]]
     _check_grads(lambda p: p.tril(-1), _leaf(3, 4))
     _check_grads(lambda p: p.triu(1), _leaf(2, 3, 3))
+
+
+def test_flip_and_tile_accept_varargs_like_pytorch_methods():
+    x = em.arange(6.0).reshape(2, 3)
+    assert x.flip(0, 1).tolist() == [[5, 4, 3], [2, 1, 0]]
+    assert x.flip([1]).tolist() == [[2, 1, 0], [5, 4, 3]]
+    assert x.tile(2, 1).shape == (4, 3)
+    assert em.tile(x, (3, 1, 1)).shape == (3, 2, 3)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: em.dstack([a, b]), lambda a, b: em.column_stack([a[0], b[1]]), lambda a, b: a.flipud(),
+    lambda a, b: em.atleast_3d(a[0]), lambda a, b: em.atleast_2d(a[0, 0]), lambda a, b: em.atleast_1d(a[0, 0]),
+    lambda a, b: a.t().ravel(), lambda a, b: a.tensor_split(3, 1), lambda a, b: a.split_with_sizes([1, 1], 0),
+    lambda a, b: a.reshape_as(b.reshape(3, 2)), lambda a, b: em.row_stack([a, b]),
+])
+def test_composed_shape_ops_gradcheck(fn):
+    _check_grads(fn, _leaf(2, 3), _leaf(2, 3, seed=1))

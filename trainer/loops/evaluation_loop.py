@@ -80,7 +80,6 @@ class EvaluationLoop:
     def _run_loader(self, loader, count, dl_idx, n_loaders, name, sanity, collect, outputs) -> None:
         trainer = self.trainer
         module = trainer.lightning_module
-        step_fn = getattr(module, f"{name}_step")
         step_end = is_overridden(f"{name}_step_end", module, _lightning_module_cls())
         extra = (dl_idx,) if n_loaders > 1 else ()
         if count == 0:
@@ -94,12 +93,7 @@ class EvaluationLoop:
             call_callback_hooks(trainer, f"on_{name}_batch_start", batch, batch_idx, *extra)
             call_module_hook(trainer, f"on_{name}_batch_start", batch, batch_idx, *extra)
             self.batch_progress.increment_started()
-            prev = module._current_fx_name
-            module._current_fx_name = f"{name}_step"
-            try:
-                output = step_fn(batch, batch_idx, *extra)
-            finally:
-                module._current_fx_name = prev
+            output = call_module_hook(trainer, f"{name}_step", batch, batch_idx, *extra)
             if step_end:
                 output = call_module_hook(trainer, f"{name}_step_end", output)
             self.batch_progress.increment_processed()

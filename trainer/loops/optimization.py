@@ -12,7 +12,7 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ...core.tensor import Tensor
-from ..call import call_callback_hooks, call_module_hook, is_overridden
+from ..call import call_callback_hooks, call_module_hook
 from ..exceptions import MisconfigurationException
 
 __all__ = ["AutomaticOptimization", "ManualOptimization", "step_output_to_dict"]
@@ -121,7 +121,7 @@ class _Closure:
         trainer = self.loop.trainer
         module = trainer.lightning_module
         output = call_module_hook(trainer, "training_step", *self.args)
-        if is_overridden("training_step_end", module, _lightning_module_cls()):
+        if trainer._module_overrides("training_step_end"):
             output = call_module_hook(trainer, "training_step_end", output)
         loss = _extract_loss(output, "training_step")
         trainer._collect_training_output(output)
@@ -152,8 +152,7 @@ class ManualOptimization:
         trainer = self.trainer
         args = (batch, batch_idx, 0) if trainer._training_step_takes_optimizer_idx else (batch, batch_idx)
         output = call_module_hook(trainer, "training_step", *args)
-        module = trainer.lightning_module
-        if is_overridden("training_step_end", module, _lightning_module_cls()):
+        if trainer._module_overrides("training_step_end"):
             output = call_module_hook(trainer, "training_step_end", output)
         trainer._collect_training_output(output)
         if isinstance(output, Tensor):
@@ -171,7 +170,3 @@ class ManualOptimization:
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         self.optimizer_steps = state.get("optimizer_steps", 0)
 
-
-def _lightning_module_cls():
-    from ..module import LightningModule
-    return LightningModule

@@ -402,12 +402,10 @@ def _flat_indices(input, num_embeddings):
     idx = input._data.reshape(-1)
     if idx.size:
         lo, hi = idx.min(), idx.max()
-        if lo < -num_embeddings or hi >= num_embeddings:
+        if lo < 0 or hi >= num_embeddings:
             bad = hi if hi >= num_embeddings else lo
-            raise IndexError(f"index out of range in self (index {int(bad)} for an embedding with "
-                             f"{num_embeddings} rows)")
-        if lo < 0:
-            idx = np.where(idx < 0, idx + num_embeddings, idx)
+            raise IndexError(f"index out of range in self (index {int(bad)} for an embedding with {num_embeddings} "
+                             f"rows; valid indices are 0..{num_embeddings - 1})")
     return idx.astype(np.intp, copy=False)
 
 

@@ -16,7 +16,7 @@ from ...autograd.graph import Node
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 from ._activation import log_softmax, logsigmoid, relu, softmax, softplus
-from ._linear import _take_rows, cosine_similarity, pairwise_distance
+from ._linear import _take_rows, pairwise_distance
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "cross_entropy", "nll_loss", "kl_div", "poisson_nll_loss",
@@ -501,8 +501,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         reduction (str): ``'mean'`` (weighted mean over non-ignored targets), ``'sum'`` or ``'none'``.
         label_smoothing (float): in [0, 1]; mixes the target with the uniform distribution.
     """
-    _check_tensors("cross_entropy", input=input, target=target)
-    reduction = _get_reduction(reduction, size_average, reduce)
+    if type(input) is not Tensor or type(target) is not Tensor:
+        _check_tensors("cross_entropy", input=input, target=target)
+    if size_average is not None or reduce is not None or reduction not in ("mean", "sum", "none"):
+        reduction = _get_reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input._data.dtype.kind not in "fc":
@@ -514,8 +516,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                f"{list(input.shape)} (got {list(target.shape)})")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     _check_class_target(input, target, "cross_entropy")
-    c = input.shape[0] if input.ndim == 1 else input.shape[1]
-    weight = _class_weight(weight, c, "cross_entropy")
+    in_shape = input._data.shape
+    c = in_shape[0] if len(in_shape) == 1 else in_shape[1]
+    if weight is not None:
+        weight = _class_weight(weight, c, "cross_entropy")
     if label_smoothing > 0.0 or (weight is not None and weight._requires_grad):
         return _cross_entropy_smoothed(input, target, weight, ignore_index, reduction, label_smoothing)
     batched, tgt, squeeze = _as_batched(input, target)

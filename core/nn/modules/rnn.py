@@ -505,6 +505,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _name(self) -> str:
+        return f"{type(self).__name__}({self.extra_repr()})"
+
     def flatten_parameters(self) -> None:
         """Kept for compatibility: ember keeps no fused weight buffer, so there is nothing to flatten."""
 
@@ -540,13 +543,13 @@ class RNNBase(Module):
             raise TypeError(f"{type(self).__name__}: input must be a Tensor, got {type(input).__name__}")
         w = self._flat_weights[0]
         if input.dtype != w.dtype:
-            raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
+            raise ValueError(f"{self._name()}: input must have the type {w.dtype}, got type {input.dtype}")
         expected_input_dim = 2 if batch_sizes is not None else 3
         if input.dim() != expected_input_dim:
-            raise RuntimeError(f"input must have {expected_input_dim} dimensions, got {input.dim()}")
+            raise RuntimeError(f"{self._name()}: input must have {expected_input_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
-                               f"{input.size(-1)}")
+            raise RuntimeError(f"{self._name()}: input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
         """The shape ``(num_layers * num_directions, batch, real_hidden_size)`` the hidden state must have."""
@@ -561,7 +564,7 @@ class RNNBase(Module):
         if not isinstance(hx, Tensor):
             raise TypeError(f"{type(self).__name__}: hidden state must be a Tensor, got {type(hx).__name__}")
         if tuple(hx.shape) != tuple(expected_hidden_size):
-            raise RuntimeError(msg.format(tuple(expected_hidden_size), list(hx.shape)))
+            raise RuntimeError(f"{self._name()}: " + msg.format(tuple(expected_hidden_size), list(hx.shape)))
         if hx.dtype != self._flat_weights[0].dtype:
             raise ValueError(f"hidden state must have the type {self._flat_weights[0].dtype}, got type {hx.dtype}")
 
@@ -912,6 +915,9 @@ class RNNCellBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def _name(self) -> str:
+        return f"{type(self).__name__}({self.extra_repr()})"
+
     def _step(self, mode, name, input, hx, cx=None):
         """One time step through the fused recurrence (T = 1). Returns ``(h', c' or None)``."""
         if not isinstance(input, Tensor):
@@ -929,19 +935,24 @@ class RNNCellBase(Module):
         if input.dtype != w.dtype:
             raise ValueError(f"input must have the type {w.dtype}, got type {input.dtype}")
         if input.size(1) != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+            raise RuntimeError(f"{self._name()}: input has inconsistent input_size: got {input.size(1)} expected "
+                               f"{self.input_size}")
         batch = input.size(0)
         states = []
         for k, state in enumerate((hx, cx) if mode == "LSTM" else (hx,)):
             if state is None:
                 state = _zeros((batch, self.hidden_size), w)
+            elif state.dim() != input.dim() - (0 if is_batched else 1):
+                raise RuntimeError(f"{name}: Expected hidden{k} to be {input.dim() if is_batched else 1}D for a "
+                                   f"{2 if is_batched else 1}D input, got {state.dim()}D")
             elif not is_batched:
                 state = state.unsqueeze(0)
             if state.size(0) != batch:
-                raise RuntimeError(f"Input batch size {batch} doesn't match hidden{k} batch size {state.size(0)}")
+                raise RuntimeError(f"{self._name()}: Input batch size {batch} doesn't match hidden{k} batch size "
+                                   f"{state.size(0)}")
             if state.size(1) != self.hidden_size:
-                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {state.size(1)}, expected "
-                                   f"{self.hidden_size}")
+                raise RuntimeError(f"{self._name()}: hidden{k} has inconsistent hidden_size: got {state.size(1)}, "
+                                   f"expected {self.hidden_size}")
             if state.dtype != w.dtype:
                 raise ValueError(f"hidden{k} must have the type {w.dtype}, got type {state.dtype}")
             states.append(state)

@@ -15,34 +15,18 @@ import numpy as np
 from ...ops._base import Tensor, wrap
 from ..functional._attention import _canonical_mask, _none_or_dtype, multi_head_attention_forward
 from ..parameter import Parameter
+from .container import ModuleList
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
+from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer"]
 
 
-def _layers():
-    """The layer classes this file builds on (imported on use: they live in sibling modules)."""
-    from .dropout import Dropout
-    from .linear import Linear
-    from .normalization import LayerNorm
-    return Linear, Dropout, LayerNorm
-
-
-_NDQ_LINEAR = []
-
-
-def _out_proj_linear(*args, **kwargs):
-    """PyTorch names the type of ``MultiheadAttention.out_proj`` ``NonDynamicallyQuantizableLinear`` (a plain
-    ``Linear``); the subclass is made once, on first use, so that ``repr`` matches."""
-    if not _NDQ_LINEAR:
-        from .linear import Linear
-        cls = type("NonDynamicallyQuantizableLinear", (Linear,), {
-            "__doc__": "A :class:`Linear` under PyTorch's name for ``MultiheadAttention.out_proj``.",
-            "__module__": __name__, "__qualname__": "NonDynamicallyQuantizableLinear"})
-        globals()["NonDynamicallyQuantizableLinear"] = cls  # so that pickle finds it by name
-        _NDQ_LINEAR.append(cls)
-    return _NDQ_LINEAR[0](*args, **kwargs)
+class NonDynamicallyQuantizableLinear(Linear):
+    """A :class:`Linear` under PyTorch's name for the type of ``MultiheadAttention.out_proj`` (so ``repr`` matches)."""
 
 
 def _factory_kwargs(device, dtype):
@@ -129,7 +113,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = _empty_param((3 * embed_dim,), fk)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = _out_proj_linear(embed_dim, embed_dim, bias=bias, **fk)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
         if add_bias_kv:
             self.bias_k = _empty_param((1, 1, embed_dim), fk)
             self.bias_v = _empty_param((1, 1, embed_dim), fk)
@@ -219,7 +203,6 @@ def _get_activation_fn(activation):
 
 
 def _get_clones(module, n):
-    from .container import ModuleList
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
@@ -287,7 +270,6 @@ class TransformerEncoderLayer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         _check_layer_args(d_model, nhead, dim_feedforward, dropout)
         fk = _factory_kwargs(device, dtype)
-        Linear, Dropout, LayerNorm = _layers()
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **fk)
@@ -413,7 +395,6 @@ class TransformerDecoderLayer(Module):
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         _check_layer_args(d_model, nhead, dim_feedforward, dropout)
         fk = _factory_kwargs(device, dtype)
-        Linear, Dropout, LayerNorm = _layers()
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
                                             **fk)
@@ -546,7 +527,6 @@ class Transformer(Module):
                  dropout=0.1, activation="relu", custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         fk = _factory_kwargs(device, dtype)
-        LayerNorm = _layers()[2]
         super().__init__()
         if custom_encoder is not None:
             self.encoder = custom_encoder

@@ -1,8 +1,6 @@
 """``parameters_to_vector`` and ``vector_to_parameters``: flatten parameters into one vector and back."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]

@@ -55,15 +55,19 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
         return type(self)(data, self.batch_sizes, self.sorted_indices, self.unsorted_indices)
 
     def cpu(self) -> "PackedSequence":
+        """A copy with ``data`` on the CPU."""
         return self.to("cpu")
 
     def double(self) -> "PackedSequence":
+        """A copy with float64 ``data``."""
         return self.to("float64")
 
     def float(self) -> "PackedSequence":
+        """A copy with float32 ``data``."""
         return self.to("float32")
 
     def half(self) -> "PackedSequence":
+        """A copy with float16 ``data``."""
         return self.to("float16")
 
     @property
@@ -71,6 +75,7 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
         return self.data.is_cuda
 
     def is_pinned(self) -> bool:
+        """Always False: ember has no pinned memory."""
         return False
 
 

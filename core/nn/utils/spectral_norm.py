@@ -38,6 +38,7 @@ class SpectralNorm:
         return w.reshape(w.shape[0], -1)
 
     def compute_weight(self, module, do_power_iteration: bool):
+        """``<name>_orig / sigma``, refining ``u`` and ``v`` by power iteration first if asked."""
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -56,6 +57,7 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module) -> None:
+        """Replace the reparametrisation by a plain parameter holding the normalised weight."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)

@@ -32,6 +32,7 @@ class WeightNorm:
         self.dim = dim
 
     def compute_weight(self, module):
+        """``g * v / ||v||`` from the module's current ``<name>_g`` and ``<name>_v``."""
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
         return _weight_norm(v, g, self.dim)
@@ -56,6 +57,7 @@ class WeightNorm:
         return fn
 
     def remove(self, module) -> None:
+        """Replace ``<name>_g``/``<name>_v`` by a plain parameter ``<name>`` holding the current weight."""
         weight = self.compute_weight(module).detach()
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]

@@ -10,6 +10,10 @@ import ember.nn.functional as F
 from ember.autograd import gradcheck, gradgradcheck
 
 
+def _np(t):
+    return t.detach().numpy()
+
+
 def _t(a, requires_grad=False):
     return em.tensor(np.asarray(a, dtype=np.float64), requires_grad=requires_grad)
 
@@ -39,38 +43,38 @@ def test_hand_computed_single_query():
     q, k, v = _t([[1.0, 0.0]]), _t([[1.0, 0.0], [0.0, 1.0]]), _t([[1.0, 2.0], [3.0, 4.0]])
     out = F.scaled_dot_product_attention(q, k, v, scale=1.0)
     w0 = math.e / (math.e + 1)
-    np.testing.assert_allclose(out.detach().numpy(), [[w0 * 1 + (1 - w0) * 3, w0 * 2 + (1 - w0) * 4]], rtol=1e-12)
+    np.testing.assert_allclose(_np(out), [[w0 * 1 + (1 - w0) * 3, w0 * 2 + (1 - w0) * 4]], rtol=1e-12)
 
 
 def test_default_scale_is_inverse_sqrt_of_embedding_size():
     q, k, v = _rand(2, 3, 4, seed=1), _rand(2, 5, 4, seed=2), _rand(2, 5, 6, seed=3)
     out = F.scaled_dot_product_attention(q, k, v)
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy()), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v)), rtol=1e-10)
     out = F.scaled_dot_product_attention(q, k, v, scale=0.3)
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), scale=0.3), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v), scale=0.3), rtol=1e-10)
 
 
 def test_is_causal_equals_explicit_masked_softmax():
     q, k, v = _rand(2, 3, 5, 4, seed=4), _rand(2, 3, 5, 4, seed=5), _rand(2, 3, 5, 4, seed=6)
     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     # explicit: scores above the diagonal are -inf before the softmax
-    s = q.detach().numpy() @ np.swapaxes(k.detach().numpy(), -1, -2) / 2.0
+    s = _np(q) @ np.swapaxes(_np(k), -1, -2) / 2.0
     s[..., np.triu_indices(5, 1)[0], np.triu_indices(5, 1)[1]] = -np.inf
     p = np.exp(s - s.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
-    np.testing.assert_allclose(out.detach().numpy(), p @ v.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), p @ _np(v), rtol=1e-10)
     # and the same as passing the lower-triangular bool mask
     tril = em.tensor(np.tril(np.ones((5, 5), dtype=bool)))
-    np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=tril).detach().numpy(), out.detach().numpy(),
+    np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, attn_mask=tril).detach().numpy(), _np(out),
                                rtol=1e-12)
     # the first query can only see the first key: its output is exactly v[..., 0, :]
-    np.testing.assert_allclose(out.detach().numpy()[..., 0, :], v.detach().numpy()[..., 0, :], rtol=1e-12)
+    np.testing.assert_allclose(_np(out)[..., 0, :], _np(v)[..., 0, :], rtol=1e-12)
 
 
 def test_is_causal_with_more_keys_than_queries_is_top_left_aligned():
     q, k, v = _rand(2, 3, 4, seed=7), _rand(2, 5, 4, seed=8), _rand(2, 5, 2, seed=9)
     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), is_causal=True),
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v), is_causal=True),
                                rtol=1e-10)
 
 
@@ -79,10 +83,10 @@ def test_bool_mask_true_means_take_part():
     mask = np.random.default_rng(0).random((4, 6)) > 0.4
     mask[:, 0] = True
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=em.tensor(mask))
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), mask), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v), mask), rtol=1e-10)
     # a key masked out for every query does not influence the output
     mask[:, 3] = False
-    k2, v2 = k.detach().numpy().copy(), v.detach().numpy().copy()
+    k2, v2 = _np(k).copy(), _np(v).copy()
     k2[:, 3], v2[:, 3] = 100.0, -100.0
     a = F.scaled_dot_product_attention(q, k, v, attn_mask=em.tensor(mask)).detach().numpy()
     b = F.scaled_dot_product_attention(q, _t(k2), _t(v2), attn_mask=em.tensor(mask)).detach().numpy()
@@ -93,7 +97,7 @@ def test_float_mask_is_added_to_the_scores():
     q, k, v = _rand(1, 2, 3, 4, seed=13), _rand(1, 2, 5, 4, seed=14), _rand(1, 2, 5, 4, seed=15)
     mask = np.random.default_rng(1).standard_normal((2, 3, 5))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=_t(mask))
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy(), mask), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v), mask), rtol=1e-10)
 
 
 def test_fully_masked_row_gives_zeros_not_nan():
@@ -101,45 +105,45 @@ def test_fully_masked_row_gives_zeros_not_nan():
     mask = np.ones((3, 4), dtype=bool)
     mask[1] = False
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=em.tensor(mask))
-    assert np.all(out.detach().numpy()[1] == 0)
-    np.testing.assert_allclose(out.detach().numpy()[[0, 2]], reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy())[[0, 2]],
+    assert np.all(_np(out)[1] == 0)
+    np.testing.assert_allclose(_np(out)[[0, 2]], reference_sdpa(_np(q), _np(k), _np(v))[[0, 2]],
                                rtol=1e-10)
     out.sum().backward()
-    assert np.all(np.isfinite(q.grad.detach().numpy())) and np.all(q.grad.detach().numpy()[1] == 0)
+    assert np.all(np.isfinite(_np(q.grad))) and np.all(_np(q.grad)[1] == 0)
 
 
 def test_batch_dims_broadcast():
     q, k, v = _rand(2, 3, 4, 5, seed=19), _rand(1, 3, 6, 5, seed=20), _rand(6, 2)
     out = F.scaled_dot_product_attention(q, k, v)
     assert out.shape == (2, 3, 4, 2)
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy()), rtol=1e-10)
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v)), rtol=1e-10)
 
 
 def test_grouped_query_attention_shares_key_value_heads():
     q, k, v = _rand(2, 6, 3, 4, seed=21), _rand(2, 2, 5, 4, seed=22), _rand(2, 2, 5, 3, seed=23)
     out = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
     # query heads 0-2 use key/value head 0, heads 3-5 use head 1 (repeat_interleave on the head axis)
-    ref = reference_sdpa(q.detach().numpy(), np.repeat(k.detach().numpy(), 3, axis=1), np.repeat(v.detach().numpy(), 3, axis=1))
+    ref = reference_sdpa(_np(q), np.repeat(_np(k), 3, axis=1), np.repeat(_np(v), 3, axis=1))
     assert out.shape == (2, 6, 3, 3)
-    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10)
+    np.testing.assert_allclose(_np(out), ref, rtol=1e-10)
     mask = np.random.default_rng(2).standard_normal((6, 3, 5))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=_t(mask), enable_gqa=True)
-    ref = reference_sdpa(q.detach().numpy(), np.repeat(k.detach().numpy(), 3, axis=1), np.repeat(v.detach().numpy(), 3, axis=1), mask)
-    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-10)
+    ref = reference_sdpa(_np(q), np.repeat(_np(k), 3, axis=1), np.repeat(_np(v), 3, axis=1), mask)
+    np.testing.assert_allclose(_np(out), ref, rtol=1e-10)
 
 
 def test_float32_stays_float32():
     q = em.randn(2, 3, 4)
     out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
     assert out.dtype == em.float32
-    np.testing.assert_allclose(out.detach().numpy(), reference_sdpa(q.detach().numpy(), q.detach().numpy(), q.detach().numpy(), is_causal=True),
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(q), _np(q), is_causal=True),
                                rtol=1e-5, atol=1e-6)
 
 
 # ------------------------------------------------------------------------------------------------- dropout
 def test_dropout_zero_probability_changes_nothing_and_one_zeroes_everything():
     q, k, v = _rand(2, 3, 4, seed=24), _rand(2, 5, 4, seed=25), _rand(2, 5, 3, seed=26)
-    ref = reference_sdpa(q.detach().numpy(), k.detach().numpy(), v.detach().numpy())
+    ref = reference_sdpa(_np(q), _np(k), _np(v))
     np.testing.assert_allclose(F.scaled_dot_product_attention(q, k, v, dropout_p=0.0).detach().numpy(), ref, rtol=1e-12)
     assert np.all(F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).detach().numpy() == 0)
 

@@ -82,3 +82,14 @@ def test_alpha_dropout_keeps_zero_mean_unit_variance():
     assert abs((np.isclose(y, dropped, atol=1e-6)).mean() - 0.2) < 0.01
     m.eval()
     assert m(x) is x
+
+
+@pytest.mark.parametrize("fn", [lambda t: F.dropout2d(t, 0.4), lambda t: F.alpha_dropout(t, 0.3, training=True),
+                                lambda t: F.feature_alpha_dropout(t, 0.3, training=True)])
+def test_channel_and_alpha_dropout_gradcheck(fn):
+    x = em.tensor(np.random.default_rng(1).standard_normal((2, 3, 2, 2)), dtype=em.float64, requires_grad=True)
+
+    def seeded(t):
+        em.manual_seed(11)
+        return fn(t)
+    assert gradcheck(seeded, (x,))

@@ -63,6 +63,8 @@ def test_embedding_from_pretrained_and_errors():
     assert nn.Embedding.from_pretrained(table, freeze=False).weight.requires_grad
     with pytest.raises(IndexError, match="index out of range in self"):
         m(em.tensor([2]))
+    with pytest.raises(IndexError, match="index out of range in self"):
+        m(em.tensor([-1]))
     with pytest.raises(RuntimeError, match="'indices' to have one of the following scalar types: Long, Int"):
         m(em.tensor([0.0]))
     with pytest.raises(ValueError, match="Padding_idx must be within num_embeddings"):
@@ -143,3 +145,11 @@ def test_normalize_cosine_similarity_pairwise_distance():
         assert gradcheck(fn, (x,))
     assert gradgradcheck(lambda a: F.cosine_similarity(a, y), (x,))
     assert F.normalize(em.zeros(2, 3)).numpy().sum() == 0  # eps guards the zero vector
+
+
+def test_pdist_matches_pairwise_norms():
+    x = em.tensor(np.random.default_rng(2).standard_normal((4, 3)), dtype=em.float64, requires_grad=True)
+    xn = x.detach().numpy()
+    i, j = np.triu_indices(4, 1)
+    np.testing.assert_allclose(F.pdist(x).detach().numpy(), np.linalg.norm(xn[i] - xn[j], axis=1))
+    assert gradcheck(F.pdist, (x,))

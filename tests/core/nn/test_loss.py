@@ -339,6 +339,7 @@ def test_multi_margin_and_multilabel_margin():
         others = [j for j in range(4) if j not in cls]
         ref.append(sum(max(0, 1 - (xn[i, j] - xn[i, o])) for j in cls for o in others) / 4)
     assert nn.MultiLabelMarginLoss()(x, tl).item() == pytest.approx(np.mean(ref))
+    assert gradcheck(lambda a: F.multilabel_margin_loss(a, tl), (x,))
 
 
 # ------------------------------------------------------------------------------------------------ distillation

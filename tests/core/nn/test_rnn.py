@@ -382,6 +382,8 @@ def test_forward_errors():
         nn.GRUCell(3, 4)(em.randn(2, 2))
     with pytest.raises(RuntimeError, match="Input batch size 2 doesn't match hidden0 batch size 3"):
         nn.RNNCell(3, 4)(em.randn(2, 3), em.zeros(3, 4))
+    with pytest.raises(RuntimeError, match="Expected hidden0 to be 2D for a 2D input, got 1D"):
+        nn.GRUCell(3, 4)(em.randn(2, 3), em.zeros(4))
     with pytest.raises(RuntimeError, match="hidden1 has inconsistent hidden_size: got 5, expected 4"):
         nn.LSTMCell(3, 4)(em.randn(2, 3), (em.zeros(2, 4), em.zeros(2, 5)))
 
@@ -409,3 +411,48 @@ def test_grad_fn_is_one_node_per_layer_and_direction():
         stack.extend(e[0] for e in node.next_functions if e is not None)
     assert len(seen) < 15
     assert any(type(n).__name__ == "RecurrenceBackward0" for n in seen)
+
+
+# ----------------------------------------------------------------------------------------- packed sequences
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_packed_sequence_equals_running_each_sequence_alone(cls):
+    from ember.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    module = cls(3, 4, num_layers=2, bidirectional=True, dtype=em.float64)
+    lengths = [3, 5, 1, 4]  # unsorted: enforce_sorted=False sorts and restores the order
+    x = _x(5, 4, 3, seed=40)
+    h0 = _x(4, 4, 4, seed=41)
+    hx = (h0, _x(4, 4, 4, seed=42)) if cls is nn.LSTM else h0
+    packed = pack_padded_sequence(x, lengths, enforce_sorted=False)
+    out, state = module(packed, hx)
+    assert type(out).__name__ == "PackedSequence"
+    padded, lens = pad_packed_sequence(out)
+    assert list(lens.numpy()) == lengths and padded.shape == (5, 4, 8)
+    for i, L in enumerate(lengths):
+        hi = (hx[0][:, i], hx[1][:, i]) if cls is nn.LSTM else hx[:, i]
+        ref_out, ref_state = module(x[:L, i], hi)
+        np.testing.assert_allclose(_np(padded)[:L, i], _np(ref_out), rtol=1e-12, atol=1e-14)
+        assert np.all(_np(padded)[L:, i] == 0)
+        if cls is nn.LSTM:
+            np.testing.assert_allclose(_np(state[0])[:, i], _np(ref_state[0]), rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(_np(state[1])[:, i], _np(ref_state[1]), rtol=1e-12, atol=1e-14)
+        else:
+            np.testing.assert_allclose(_np(state)[:, i], _np(ref_state), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+def test_packed_sequence_gradcheck(cls):
+    from ember.nn.utils.rnn import pack_padded_sequence
+    module = cls(2, 2, bidirectional=True, dtype=em.float64)
+    x = _x(3, 3, 2, seed=43).requires_grad_()
+
+    def f(x, *ps):
+        out, state = module(pack_padded_sequence(x, [3, 1, 2], enforce_sorted=False))
+        return (out.data,) + (state if isinstance(state, tuple) else (state,))
+    assert gradcheck(f, (x, *module.parameters()))
+
+
+def test_packed_sequence_gradgradcheck():
+    from ember.nn.utils.rnn import pack_padded_sequence
+    gru = nn.GRU(2, 2, dtype=em.float64)
+    x = _x(3, 2, 2, seed=44).requires_grad_()
+    assert gradgradcheck(lambda x: gru(pack_padded_sequence(x, [3, 2]))[1], (x,))

@@ -1,0 +1,297 @@
+"""``CSVLogger``: metrics to ``metrics.csv`` and hyperparameters to ``hparams.yaml``, in ``save_dir/name/version_N``.
+
+Both files are always replaced atomically (a temporary file in the same directory, fsynced, then ``os.replace``), so
+a crash or a full disk never leaves a half-written file: readers see the previous complete version or the new one.
+
+The helpers at the bottom (versioned run directories, hyperparameter flattening, atomic YAML) are shared with
+:mod:`ember.trainer.loggers.tensorboard`.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import tempfile
+import warnings
+from argparse import Namespace
+from enum import Enum
+from typing import Any, Dict, List, Optional, Union
+
+from .logger import Logger, rank_zero_experiment
+
+__all__ = ["CSVLogger", "ExperimentWriter", "save_hparams_to_yaml"]
+
+
+class ExperimentWriter:
+    """The object behind ``CSVLogger.experiment``: buffers metric rows and writes them to ``metrics.csv``.
+
+    Args:
+        log_dir: the run directory (created if needed). An existing ``metrics.csv`` in it is removed, with a
+            warning, because its rows belong to another run.
+    """
+
+    NAME_METRICS_FILE = "metrics.csv"
+    NAME_HPARAMS_FILE = "hparams.yaml"
+
+    def __init__(self, log_dir: str) -> None:
+        self.hparams: Dict[str, Any] = {}
+        self.metrics: List[Dict[str, Any]] = []
+        self.metrics_keys: List[str] = []
+        self.log_dir = log_dir
+        self.metrics_file_path = os.path.join(log_dir, self.NAME_METRICS_FILE)
+        self._check_log_dir_exists()
+        os.makedirs(log_dir, exist_ok=True)
+
+    def _check_log_dir_exists(self) -> None:
+        if os.path.isdir(self.log_dir) and os.listdir(self.log_dir):
+            warnings.warn(f"Experiment logs directory {self.log_dir} exists and is not empty. Previous log files in "
+                          "this directory will be deleted when the new ones are saved!", UserWarning)
+            if os.path.isfile(self.metrics_file_path):
+                os.remove(self.metrics_file_path)
+
+    def log_hparams(self, params: Dict[str, Any]) -> None:
+        """Record hyperparameters (written to ``hparams.yaml`` by :meth:`save`)."""
+        self.hparams.update(params)
+
+    def log_metrics(self, metrics_dict: Dict[str, Any], step: Optional[int] = None) -> None:
+        """Buffer one row: the metrics plus ``step`` (the row number when ``step`` is None)."""
+        if step is None:
+            step = len(self.metrics)
+        row = {k: (v.item() if hasattr(v, "item") else v) for k, v in metrics_dict.items()}
+        row["step"] = step
+        self.metrics.append(row)
+
+    def save(self) -> None:
+        """Write ``hparams.yaml`` and the buffered rows; a new column rewrites the file under the new header."""
+        if self.hparams:
+            save_hparams_to_yaml(os.path.join(self.log_dir, self.NAME_HPARAMS_FILE), self.hparams)
+        if not self.metrics:
+            return
+        new_keys = set().union(*self.metrics) - set(self.metrics_keys)
+        if new_keys:
+            self.metrics_keys = sorted(set(self.metrics_keys) | new_keys)
+        file_exists = os.path.isfile(self.metrics_file_path)
+
+        def write(tmp):
+            if file_exists and not new_keys:
+                # same header: the old content verbatim, then the new rows
+                with open(self.metrics_file_path, "rb") as src:
+                    shutil.copyfileobj(src, tmp)
+                text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
+                csv.DictWriter(text, fieldnames=self.metrics_keys).writerows(self.metrics)
+            else:
+                old_rows = []
+                if file_exists:
+                    with open(self.metrics_file_path, newline="", encoding="utf-8") as src:
+                        old_rows = list(csv.DictReader(src))
+                text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
+                writer = csv.DictWriter(text, fieldnames=self.metrics_keys)
+                writer.writeheader()
+                writer.writerows(old_rows)
+                writer.writerows(self.metrics)
+            text.flush()
+            text.detach()
+
+        _atomic_write(self.metrics_file_path, write)
+        self.metrics = []
+
+
+class CSVLogger(Logger):
+    r"""Log to the local file system as CSV and YAML (Lightning's ``CSVLogger``).
+
+    Metrics go to ``save_dir/name/version_N/metrics.csv``: one row per ``log_metrics`` call with a ``step`` column
+    and one column per metric (the sorted union of all keys seen; a key that appears later rewrites the file with
+    the wider header, keeping the earlier rows). Hyperparameters go to ``hparams.yaml`` beside it.
+
+    Args:
+        save_dir: the root directory.
+        name: the experiment name (a sub-directory of ``save_dir``); empty for none.
+        version: the run version: an int gives ``version_<int>``, a string is used as is; ``None`` takes the next
+            free ``version_N``.
+        prefix: a string put in front of every metric key (joined with ``-``).
+        flush_logs_every_n_steps: how often (in logged steps) buffered rows are written to disk.
+
+    Example::
+
+        trainer = em.Trainer(logger=CSVLogger("logs", name="mnist"))
+    """
+
+    LOGGER_JOIN_CHAR = "-"
+
+    def __init__(self, save_dir: Union[str, os.PathLike], name: Optional[str] = "lightning_logs",
+                 version: Optional[Union[int, str]] = None, prefix: str = "",
+                 flush_logs_every_n_steps: int = 100) -> None:
+        super().__init__()
+        if isinstance(flush_logs_every_n_steps, bool) or not isinstance(flush_logs_every_n_steps, int) or \
+                flush_logs_every_n_steps < 1:
+            raise ValueError(f"CSVLogger(flush_logs_every_n_steps={flush_logs_every_n_steps!r}): expected an int "
+                             ">= 1")
+        self._save_dir = os.fspath(save_dir)
+        self._name = name or ""
+        self._version = version
+        self._prefix = prefix
+        self._flush_logs_every_n_steps = flush_logs_every_n_steps
+        self._experiment: Optional[ExperimentWriter] = None
+
+    @property
+    def name(self) -> str:
+        """The experiment name."""
+        return self._name
+
+    @property
+    def version(self) -> Union[int, str]:
+        """The run version (the next free ``version_N`` number unless one was given)."""
+        if self._version is None:
+            self._version = next_version(self.root_dir)
+        return self._version
+
+    @property
+    def save_dir(self) -> str:
+        """The root directory given as ``save_dir``."""
+        return self._save_dir
+
+    @property
+    def root_dir(self) -> str:
+        """``save_dir/name``: where the versions live."""
+        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
+
+    @property
+    def log_dir(self) -> str:
+        """``save_dir/name/version_N``: this run's directory."""
+        version = self.version if isinstance(self.version, str) else f"version_{self.version}"
+        return os.path.join(self.root_dir, version)
+
+    @property
+    @rank_zero_experiment
+    def experiment(self) -> ExperimentWriter:
+        """The :class:`ExperimentWriter` (created with the run directory on first use)."""
+        if self._experiment is None:
+            self._experiment = ExperimentWriter(log_dir=self.log_dir)
+        return self._experiment
+
+    def log_hyperparams(self, params: Union[Dict[str, Any], Namespace, None] = None, *args: Any,
+                        **kwargs: Any) -> None:
+        """Record hyperparameters; they are written to ``hparams.yaml`` on :meth:`save`."""
+        self.experiment.log_hparams(convert_params(params))
+
+    def log_metrics(self, metrics: Dict[str, float], step: Optional[int] = None) -> None:
+        """Buffer one row of metrics at ``step``; rows reach the disk every ``flush_logs_every_n_steps`` steps."""
+        metrics = add_prefix(metrics, self._prefix, self.LOGGER_JOIN_CHAR)
+        self.experiment.log_metrics(metrics, step)
+        if step is not None and (step + 1) % self._flush_logs_every_n_steps == 0:
+            self.save()
+
+    def save(self) -> None:
+        """Write the buffered rows and the hyperparameters (atomically)."""
+        if self._experiment is not None:
+            self._experiment.save()
+
+    def finalize(self, status: str) -> None:
+        """Write everything still buffered."""
+        if self._experiment is None:
+            return  # nothing was logged: do not create a directory now
+        self.save()
+
+
+# ------------------------------------------------------------------------------------------- shared helpers
+def next_version(root_dir: str) -> int:
+    """One more than the largest ``version_<int>`` directory in ``root_dir`` (0 if there is none)."""
+    try:
+        names = os.listdir(root_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    versions = []
+    for name in names:
+        if name.startswith("version_") and os.path.isdir(os.path.join(root_dir, name)):
+            suffix = name[len("version_"):]
+            if suffix.isdigit():
+                versions.append(int(suffix))
+    return max(versions) + 1 if versions else 0
+
+
+def add_prefix(metrics: Dict[str, Any], prefix: str, separator: str) -> Dict[str, Any]:
+    """``{prefix}{separator}{key}`` for every key (unchanged without a prefix)."""
+    if not prefix:
+        return metrics
+    return {f"{prefix}{separator}{k}": v for k, v in metrics.items()}
+
+
+def convert_params(params) -> Dict[str, Any]:
+    """Hyperparameters as a plain dict (a ``Namespace`` or ``None`` is accepted)."""
+    if params is None:
+        return {}
+    if isinstance(params, Namespace):
+        return dict(vars(params))
+    if isinstance(params, dict):
+        return dict(params)
+    raise TypeError(f"log_hyperparams expects a dict or an argparse.Namespace, got {type(params).__name__}")
+
+
+def flatten_dict(params: Dict[str, Any], delimiter: str = "/", parent_key: str = "") -> Dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a/b": 1}`` (namespaces count as dicts)."""
+    out: Dict[str, Any] = {}
+    for key, value in params.items():
+        name = f"{parent_key}{delimiter}{key}" if parent_key else str(key)
+        if isinstance(value, Namespace):
+            value = vars(value)
+        if isinstance(value, dict) and value:
+            out.update(flatten_dict(value, delimiter, name))
+        else:
+            out[name] = value
+    return out
+
+
+def _yaml_safe(value):
+    """A YAML-safe form of ``value`` (plain types), or raise TypeError."""
+    import numpy as np
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_yaml_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _yaml_safe(v) for k, v in value.items()}
+    if isinstance(value, Namespace):
+        return _yaml_safe(vars(value))
+    raise TypeError(type(value).__name__)
+
+
+def save_hparams_to_yaml(path: str, hparams: Union[Dict[str, Any], Namespace]) -> None:
+    """Write ``hparams`` to ``path`` as YAML, atomically. Values YAML cannot represent safely are skipped with a
+    warning naming them (nothing is ever pickled or written as a Python object tag)."""
+    import yaml
+    allowed = {}
+    for key, value in convert_params(hparams).items():
+        try:
+            allowed[key] = _yaml_safe(value)
+        except TypeError:
+            warnings.warn(f"Skipping '{key}' parameter because it is not possible to safely dump to YAML.",
+                          UserWarning)
+    text = yaml.safe_dump(allowed, sort_keys=False)
+    _atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
+
+
+def _atomic_write(path: str, write) -> None:
+    """Call ``write(binary_file)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # what a plain open() would have given
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,344 @@
+"""``TensorBoardLogger``: scalars, hyperparameters (HParams dashboard) and the model graph, via tensorboardX.
+
+The run directory is ``save_dir/name/version_N`` (plus ``sub_dir``), created when something is first written. The
+model graph is traced through ember's own autograd graph (no torch): see :func:`build_graph_def`.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from argparse import Namespace
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+from .csv_logs import add_prefix, convert_params, flatten_dict, next_version, save_hparams_to_yaml
+from .logger import Logger, rank_zero_experiment
+
+__all__ = ["TensorBoardLogger", "build_graph_def"]
+
+
+class TensorBoardLogger(Logger):
+    r"""Log to TensorBoard event files with tensorboardX (Lightning's ``TensorBoardLogger``; the default logger).
+
+    Files go to ``save_dir/name/version_N/``: ``events.out.tfevents.*`` and ``hparams.yaml``; ModelCheckpoint puts
+    its ``checkpoints/`` there too. Metrics are scalars whose x-axis is the step (the number of optimizer-stepping
+    batches), with an ``epoch`` scalar beside them.
+
+    Args:
+        save_dir: the root directory.
+        name: the experiment name (a sub-directory of ``save_dir``); empty for none.
+        version: an int gives ``version_<int>``, a string is used as the directory name; ``None`` takes the next
+            free ``version_N``.
+        log_graph: write the model's graph (traced from ``example_input_array``) at the start of fit.
+        default_hp_metric: log ``hp_metric = -1`` with the hyperparameters so that the HParams dashboard has a
+            metric (log ``"hp_metric"`` yourself to fill it in).
+        prefix: a string put in front of every metric key (joined with ``-``).
+        sub_dir: a sub-directory of the run directory for the event files.
+        \**kwargs: passed to ``tensorboardX.SummaryWriter`` (e.g. ``flush_secs``, ``max_queue``).
+
+    Example::
+
+        logger = TensorBoardLogger("tb_logs", name="my_model")
+        trainer = em.Trainer(logger=logger)
+        logger.experiment.add_histogram("weights", model.layer.weight.numpy(), 0)   # the SummaryWriter
+    """
+
+    NAME_HPARAMS_FILE = "hparams.yaml"
+    LOGGER_JOIN_CHAR = "-"
+
+    def __init__(self, save_dir: Union[str, os.PathLike], name: Optional[str] = "lightning_logs",
+                 version: Optional[Union[int, str]] = None, log_graph: bool = False, default_hp_metric: bool = True,
+                 prefix: str = "", sub_dir: Optional[Union[str, os.PathLike]] = None, **kwargs: Any) -> None:
+        super().__init__()
+        self._save_dir = os.fspath(save_dir)
+        self._name = name or ""
+        self._version = version
+        self._log_graph = bool(log_graph)
+        self._default_hp_metric = default_hp_metric
+        self._prefix = prefix
+        self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
+        self._kwargs = kwargs
+        self._experiment = None
+        self.hparams: Dict[str, Any] = {}
+
+    # ------------------------------------------------------------------------------------------ directories
+    @property
+    def name(self) -> str:
+        """The experiment name."""
+        return self._name
+
+    @property
+    def version(self) -> Union[int, str]:
+        """The run version (the next free ``version_N`` number unless one was given)."""
+        if self._version is None:
+            self._version = next_version(self.root_dir)
+        return self._version
+
+    @property
+    def save_dir(self) -> str:
+        """The root directory given as ``save_dir``."""
+        return self._save_dir
+
+    @property
+    def root_dir(self) -> str:
+        """``save_dir/name``: where the versions live."""
+        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
+
+    @property
+    def sub_dir(self) -> Optional[str]:
+        """The optional sub-directory of the run directory."""
+        return self._sub_dir
+
+    @property
+    def log_dir(self) -> str:
+        """``save_dir/name/version_N[/sub_dir]``: where the event files go."""
+        version = self.version if isinstance(self.version, str) else f"version_{self.version}"
+        log_dir = os.path.join(self.root_dir, version)
+        if self._sub_dir:
+            log_dir = os.path.join(log_dir, self._sub_dir)
+        return os.path.expanduser(os.path.expandvars(log_dir))
+
+    @property
+    @rank_zero_experiment
+    def experiment(self):
+        """The ``tensorboardX.SummaryWriter`` of this run (created on first use), for images, histograms, text..."""
+        if self._experiment is None:
+            from tensorboardX import SummaryWriter
+            os.makedirs(self.root_dir, exist_ok=True)
+            self._experiment = SummaryWriter(logdir=self.log_dir, **self._kwargs)
+        return self._experiment
+
+    # ---------------------------------------------------------------------------------------------- logging
+    def log_metrics(self, metrics: Dict[str, Any], step: Optional[int] = None) -> None:
+        """Write each metric as a scalar at ``step`` (a dict value becomes a group written by ``add_scalars``)."""
+        metrics = add_prefix(metrics, self._prefix, self.LOGGER_JOIN_CHAR)
+        writer = self.experiment
+        for key, value in metrics.items():
+            if hasattr(value, "item") and not isinstance(value, dict):
+                value = value.item()
+            if isinstance(value, dict):
+                writer.add_scalars(key, value, step)
+                continue
+            try:
+                writer.add_scalar(key, value, step)
+            except Exception as exc:
+                raise ValueError(f"\n you tried to log {value!r} (key {key!r}) which is currently not supported. Try a "
+                                 "dict or a scalar/tensor.") from exc
+
+    def log_hyperparams(self, params: Union[Dict[str, Any], Namespace, None] = None,
+                        metrics: Optional[Union[Dict[str, float], float]] = None, step: Optional[int] = None) -> None:
+        """Record hyperparameters for the HParams dashboard and ``hparams.yaml``.
+
+        Args:
+            params: the hyperparameters (nested dicts are flattened with ``/``).
+            metrics: the metrics to show beside them; ``None`` logs ``hp_metric = -1`` when ``default_hp_metric``
+                is set, and a number ``x`` means ``{"hp_metric": x}``.
+            step: the step of the metric values.
+        """
+        params = convert_params(params)
+        self.hparams.update(params)
+        flat = _sanitize_params(flatten_dict(params))
+        if metrics is None:
+            if self._default_hp_metric:
+                metrics = {"hp_metric": -1}
+        elif not isinstance(metrics, dict):
+            metrics = {"hp_metric": metrics}
+        if metrics:
+            self.log_metrics(metrics, step)
+            from tensorboardX.summary import hparams
+            experiment, start, end = hparams(flat, metrics)
+            writer = self.experiment._get_file_writer()
+            writer.add_summary(experiment, step)
+            writer.add_summary(start, step)
+            writer.add_summary(end, step)
+
+    def log_graph(self, model, input_array=None) -> None:
+        """Write ``model``'s graph, traced on ``input_array`` (default ``model.example_input_array``), for
+        TensorBoard's Graphs dashboard. Does nothing unless the logger was created with ``log_graph=True``."""
+        if not self._log_graph:
+            return
+        input_array = getattr(model, "example_input_array", None) if input_array is None else input_array
+        from ...core.tensor import Tensor
+        if input_array is None:
+            warnings.warn("Could not log computational graph to TensorBoard: The `model.example_input_array` attribute"
+                          " is not set or `input_array` was not given.", UserWarning)
+            return
+        if not isinstance(input_array, (Tensor, tuple, list)):
+            warnings.warn(f"Could not log computational graph to TensorBoard: The `input_array` or "
+                          f"`model.example_input_array` has type {type(input_array)} which can't be traced by "
+                          "TensorBoard. Make the input array a tuple representing the positional arguments to the "
+                          "model's `forward()` implementation.", UserWarning)
+            return
+        graph_def = build_graph_def(model, input_array)
+        self.experiment._get_file_writer().add_onnx_graph(graph_def)  # writes Event(graph_def=...), no torch needed
+
+    def save(self) -> None:
+        """Flush the event files and write ``hparams.yaml`` (once, when the run directory exists)."""
+        if self._experiment is not None:
+            self._experiment.flush()
+        hparams_file = os.path.join(self.log_dir, self.NAME_HPARAMS_FILE)
+        if os.path.isdir(self.log_dir) and not os.path.isfile(hparams_file):
+            save_hparams_to_yaml(hparams_file, self.hparams)
+
+    def finalize(self, status: str) -> None:
+        """Flush and close the writer (a later log call opens a new event file in the same directory)."""
+        if self._experiment is None:
+            return
+        if status == "success":
+            self.save()
+        self._experiment.flush()
+        self._experiment.close()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_experiment"] = None  # a SummaryWriter holds threads and open files
+        return state
+
+
+def _sanitize_params(params: Dict[str, Any]) -> Dict[str, Any]:
+    """Values TensorBoard's HParams plugin can show: numbers, bools, strings; anything else as its ``str``."""
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, np.generic):
+            value = value.item()
+        elif hasattr(value, "item") and hasattr(value, "numel") and value.numel() == 1:
+            value = value.item()
+        elif value is not None and not isinstance(value, (bool, int, float, str)):
+            value = str(value)
+        out[key] = value
+    return out
+
+
+# --------------------------------------------------------------------------------------------- graph tracing
+def build_graph_def(model, input_array):
+    """Trace ``model(*input_array)`` through ember's autograd and return a TensorBoard ``GraphDef``.
+
+    Each autograd node becomes a node named after its op (``AddmmBackward0``) inside the scope of the module that
+    created it (``Net/encoder/0/AddmmBackward0``), with edges from its ``next_functions``. Parameters and inputs are
+    leaf nodes (``Net/encoder/0/weight``, ``input/input.0``) carrying their shapes, and every output gets an
+    ``output/output.N`` node. The trace runs in eval mode under the current random state, which it leaves as it
+    found it, so logging the graph changes neither the model nor the random streams of training.
+    """
+    from tensorboardX.proto.graph_pb2 import GraphDef
+    from tensorboardX.proto.versions_pb2 import VersionDef
+    from ...core.autograd.graph import AccumulateGrad
+    from ...core.autograd.grad_mode import enable_grad
+    from ...core.tensor import Tensor
+    from ..checkpoint_connector import capture_rng_states, restore_rng_states
+
+    inputs = input_array if isinstance(input_array, (tuple, list)) else (input_array,)
+    leaves = [t.detach().requires_grad_(True) if isinstance(t, Tensor) and t.is_floating_point() else t
+              for t in inputs]
+    root = type(model).__name__
+    names = {id(sub): root + "/" + path.replace(".", "/") for path, sub in model.named_modules() if path}
+    names[id(model)] = root
+    param_names = {id(p): f"{root}/{n.replace('.', '/')}" for n, p in model.named_parameters()}
+    calls: List[Tuple[str, list, list]] = []
+
+    def hook(module, args, output):
+        calls.append((names.get(id(module), root), _grad_fns(args), _grad_fns(output)))
+
+    handles = [sub.register_forward_hook(hook) for _, sub in model.named_modules()]
+    modes = [(sub, sub.training) for _, sub in model.named_modules()]
+    rng = capture_rng_states()
+    try:
+        model.eval()
+        with enable_grad():
+            output = model(*leaves)
+    finally:
+        for handle in handles:
+            handle.remove()
+        for sub, mode in modes:
+            sub.training = mode
+        restore_rng_states(rng)
+
+    # scopes: modules finish innermost first, so each node goes to the innermost module that produced it
+    scope: Dict[int, str] = {}
+    for module_name, in_fns, out_fns in calls:
+        stop = {id(fn) for fn in in_fns}
+        stack = list(out_fns)
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in stop or id(fn) in scope or isinstance(fn, AccumulateGrad):
+                continue
+            scope[id(fn)] = module_name
+            stack.extend(edge[0] for edge in fn.next_functions if edge is not None)
+
+    graph = _GraphBuilder()
+    leaf_ids = {id(t): i for i, t in enumerate(leaves) if isinstance(t, Tensor)}
+
+    def node_name(fn) -> str:
+        known = graph.names.get(id(fn))
+        if known is not None:
+            return known
+        if isinstance(fn, AccumulateGrad):
+            var = fn.variable
+            if id(var) in param_names:
+                return graph.add(fn, param_names[id(var)], "Parameter", [], var.shape)
+            if id(var) in leaf_ids:
+                return graph.add(fn, f"input/input.{leaf_ids[id(var)]}", "IO Node", [], var.shape)
+            return graph.add(fn, f"{root}/Tensor", "Tensor", [], var.shape)
+        # inputs first (iteratively: a deep graph must not overflow the stack)
+        pending = [fn]
+        while pending:
+            top = pending[-1]
+            missing = [e[0] for e in top.next_functions if e is not None and e[0] is not None and
+                       id(e[0]) not in graph.names and not isinstance(e[0], AccumulateGrad)]
+            if missing:
+                pending.extend(missing)
+                continue
+            pending.pop()
+            if id(top) in graph.names:
+                continue
+            ins = [node_name(e[0]) for e in top.next_functions if e is not None and e[0] is not None]
+            graph.add(top, f"{scope.get(id(top), root)}/{type(top).__name__}", type(top).__name__, ins, None)
+        return graph.names[id(fn)]
+
+    for i, out in enumerate(_tensors_in(output)):
+        if out.grad_fn is not None:
+            graph.add(None, f"output/output.{i}", "IO Node", [node_name(out.grad_fn)], out.shape)
+    return GraphDef(node=graph.nodes, versions=VersionDef(producer=22))
+
+
+class _GraphBuilder:
+    """Collects NodeDefs with unique names."""
+
+    def __init__(self):
+        self.nodes = []
+        self.names: Dict[int, str] = {}
+        self._counts: Dict[str, int] = {}
+
+    def add(self, fn, name: str, op: str, inputs: List[str], shape) -> str:
+        from tensorboardX.proto.attr_value_pb2 import AttrValue
+        from tensorboardX.proto.node_def_pb2 import NodeDef
+        from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
+        count = self._counts.get(name, 0)
+        self._counts[name] = count + 1
+        unique = name if count == 0 else f"{name}_{count}"
+        attr = {}
+        if shape is not None:
+            dims = [TensorShapeProto.Dim(size=int(s)) for s in shape]
+            attr["_output_shapes"] = AttrValue(list=AttrValue.ListValue(shape=[TensorShapeProto(dim=dims)]))
+        self.nodes.append(NodeDef(name=unique, op=op, input=inputs, device="/device:CPU:0", attr=attr))
+        if fn is not None:
+            self.names[id(fn)] = unique
+        return unique
+
+
+def _tensors_in(obj) -> List[Any]:
+    from ...core.tensor import Tensor
+    if isinstance(obj, Tensor):
+        return [obj]
+    if isinstance(obj, dict):
+        obj = list(obj.values())
+    if isinstance(obj, (list, tuple)):
+        out = []
+        for item in obj:
+            out.extend(_tensors_in(item))
+        return out
+    return []
+
+
+def _grad_fns(obj) -> list:
+    return [t.grad_fn for t in _tensors_in(obj) if t.grad_fn is not None]
