@@ -595,7 +595,8 @@ def _fast_binary(full, node_cls, ufunc_name):
         except AttributeError:
             return full(self, other)
         a = self._data
-        if a.dtype is not b.dtype or type(a) is not type(b) or (ufunc_name == "truediv" and a.dtype.kind != "f"):
+        # other dtypes (ints for true division, bools) need the full op's promotion and checks
+        if a.dtype is not b.dtype or type(a) is not type(b) or a.dtype.kind not in "fc":
             return full(self, other)
         try:
             out = wrap(ufunc(a, b))

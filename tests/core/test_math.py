@@ -544,6 +544,25 @@ def test_erf_and_erfc_match_python_math_to_float64_precision():
     np.testing.assert_allclose(got_erfc, want_erfc, rtol=5e-15, atol=1e-300)
 
 
+def test_erf_float32_uses_a_fast_approximation_within_a_few_ulps():
+    x = np.linspace(-6, 6, 20001).astype(np.float32)
+    got = em.erf(em.tensor(x)).numpy()
+    assert got.dtype == np.float32
+    want = np.array([math.erf(float(v)) for v in x])
+    np.testing.assert_allclose(got, want, rtol=6e-7, atol=1e-30)
+    assert em.erf(em.tensor([1e-30])).item() == pytest.approx(2 / math.sqrt(math.pi) * 1e-30, rel=1e-6)
+
+
+def test_erf_family_on_arrays_larger_than_one_block():
+    x = np.linspace(-5, 5, 70001)  # more than the 65536-element block of the kernels
+    want_erf = np.array([math.erf(v) for v in x])
+    np.testing.assert_allclose(em.erf(f64(x)).numpy(), want_erf, rtol=2e-15, atol=1e-300)
+    np.testing.assert_allclose(em.erf(em.tensor(x.astype(np.float32))).numpy(), want_erf, rtol=6e-7, atol=1e-7)
+    np.testing.assert_allclose(em.erfc(f64(x)).numpy(), [math.erfc(v) for v in x], rtol=5e-15)
+    y = np.linspace(-0.999, 0.999, 70001)
+    np.testing.assert_allclose([math.erf(v) for v in em.erfinv(f64(y)).numpy()], y, rtol=1e-15, atol=1e-16)
+
+
 def test_erf_special_values():
     out = em.erf(f64([math.inf, -math.inf, math.nan, 0.0])).tolist()
     assert out[:2] == [1.0, -1.0] and math.isnan(out[2]) and out[3] == 0.0

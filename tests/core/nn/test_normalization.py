@@ -181,3 +181,16 @@ def test_normalization_bad_input_names_the_layer():
         nn.GroupNorm(4, 6)
     with pytest.raises(ValueError, match="num_features must be a positive integer"):
         nn.BatchNorm1d(0)
+
+
+@pytest.mark.parametrize("make,shape", [(lambda: nn.BatchNorm2d(2), (3, 2, 2, 2)),
+                                        (lambda: nn.BatchNorm3d(2), (2, 2, 2, 1, 2)),
+                                        (lambda: nn.InstanceNorm3d(2, affine=True), (2, 2, 2, 1, 2)),
+                                        (lambda: nn.LayerNorm([2, 3]), (2, 2, 3)),
+                                        (lambda: nn.GroupNorm(1, 2), (2, 2, 3)),
+                                        (lambda: nn.LocalResponseNorm(3, alpha=0.5), (2, 4, 3))])
+def test_normalization_layers_gradcheck(make, shape):
+    layer = make().double()
+    x = em.tensor(rng.standard_normal(shape), requires_grad=True)
+    params = tuple(layer.parameters())
+    assert gradcheck(lambda a, *p: layer(a), (x,) + params)

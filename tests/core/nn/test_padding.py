@@ -107,3 +107,14 @@ def test_pad_errors_are_clear():
         nn.ZeroPad2d((1, 2))
     with pytest.raises(RuntimeError, match=r"ReflectionPad2d\(\(1, 1, 1, 1\)\): expected 3D"):
         nn.ReflectionPad2d(1)(em.randn(4, 4))
+
+
+@pytest.mark.parametrize("layer,shape", [(nn.ReflectionPad1d((2, 1)), (2, 2, 4)), (nn.ReplicationPad1d(2), (2, 5)),
+                                         (nn.CircularPad1d((1, 2)), (1, 2, 3)), (nn.ZeroPad1d(1), (2, 3)),
+                                         (nn.ConstantPad3d((1, 0, 0, 1, 1, 1), 2.0), (1, 1, 2, 2, 2)),
+                                         (nn.ReflectionPad3d(1), (1, 2, 2, 2)),
+                                         (nn.ReplicationPad3d((0, 1, 1, 0, 2, 0)), (1, 1, 2, 2, 2)),
+                                         (nn.CircularPad3d(1), (1, 1, 2, 2, 2)), (nn.CircularPad2d(1), (1, 2, 2))])
+def test_all_padding_layers_gradcheck(layer, shape):
+    x = em.tensor(rng.standard_normal(shape), requires_grad=True)
+    assert gradcheck(layer, (x,)), repr(layer)

@@ -233,3 +233,26 @@ def test_pooling_bad_arguments_are_named():
         F.max_pool2d(em.randn(1, 1, 3, 3), 4)
     with pytest.raises(ValueError, match="output_size must be greater than zero"):
         F.adaptive_avg_pool2d(em.randn(1, 1, 3, 3), 0)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.MaxPool2d(3, stride=2, padding=1, dilation=1, ceil_mode=True), (1, 2, 6, 5)),
+    (lambda: nn.MaxPool1d(3, stride=1, padding=1, dilation=2), (2, 2, 7)),
+    (lambda: nn.AvgPool2d((2, 3), stride=(1, 2), padding=(1, 1), count_include_pad=False), (1, 2, 5, 6)),
+    (lambda: nn.AdaptiveMaxPool2d((2, None)), (1, 2, 5, 3)),
+])
+def test_pooling_layers_gradcheck_and_gradgradcheck(make, shape):
+    layer = make()
+    x = em.tensor(rng.standard_normal(shape), requires_grad=True)
+    assert gradcheck(layer, (x,))
+    if not isinstance(layer, nn.AdaptiveMaxPool2d):
+        assert gradgradcheck(layer, (x,))
+
+
+def test_max_unpool1d_and_its_gradient():
+    x = em.tensor(rng.standard_normal((1, 2, 8)))
+    pooled, idx = F.max_pool1d(x, 2, return_indices=True)
+    restored = nn.MaxUnpool1d(2)(pooled, idx)
+    xn, rn = x.numpy(), restored.numpy()
+    np.testing.assert_array_equal(rn[rn != 0], xn[rn != 0])
+    assert gradcheck(lambda p: F.max_unpool1d(p, idx, 2), (pooled.detach().requires_grad_(),))
