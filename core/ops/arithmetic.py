@@ -309,7 +309,8 @@ class PowBackward1(Node):
         if self.next_functions[1] is not None:
             log_a = (a if a is not None else wrap(out._xp.asarray(base, dtype=out._data.dtype))).log()
             # d/db a**b = a**b * log(a); PyTorch masks the 0**b (b >= 0) case to 0 instead of nan
-            term = grad * _conj(out * log_a)
+            with out._xp.errstate(invalid="ignore"):
+                term = grad * _conj(out * log_a)
             if a is not None:
                 term = term.masked_fill((a == 0) & (b >= 0), 0)
             elif base == 0:

@@ -99,7 +99,7 @@ def _shapes(a, b):
     return (a._data.shape if a is not None else ()), (b._data.shape if b is not None else ())
 
 
-_SAVE_NOTHING, _SAVE_INPUT, _SAVE_OUTPUT = 0, 1, 2
+_SAVE_INPUT, _SAVE_OUTPUT = 1, 2  # what a unary node keeps for backward
 
 
 def _unary(name, kernel, node_cls, saves, doc, *, quiet=False, real_only=False, aliases=()):
@@ -1229,6 +1229,10 @@ def _erfc_big(xp, x):
     return ec
 
 
+def _erf_small_or_big(xp, v):
+    return _split_small(xp, v, _erf_small, lambda u: _erf_big(xp, u))
+
+
 def _erf64(xp, x):
     return _erf_small_or_big(xp, x)
 
@@ -1271,10 +1275,6 @@ def _erfinv_outer(xp, ax):
     z = t - _horner(t, _AS_NUM[1:], _AS_NUM[0]) / _horner(t, _AS_DEN[1:], _AS_DEN[0])
     y = z * 0.7071067811865476
     return _halley(xp, y, lambda v: q - _erfc_positive(xp, v), 2)
-
-
-def _erf_small_or_big(xp, v):
-    return _split_small(xp, v, _erf_small, lambda u: _erf_big(xp, u))
 
 
 def _erfinv64(xp, x):
@@ -1349,6 +1349,7 @@ _ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 
 
 def _erf32(xp, a):
+    """erf of a float32/float16 array, in float32."""
     x = xp.clip(a.astype(np.float32, copy=False), np.float32(-4.0), np.float32(4.0))
     z = x * x
     num = _horner(z, _ERF32_P[1:], np.float32(_ERF32_P[0]))

@@ -308,4 +308,4 @@ def test_best_checkpoint_is_used_by_validate(tmp_path):
     trainer.fit(model, loader(), loader(seed=1))
     best = em.load(ckpt.best_model_path)["state_dict"]
     trainer.validate(model, loader(seed=1), ckpt_path="best", verbose=False)
-    assert (model.layer.weight.numpy() == best["layer.weight"].numpy()).all()
+    assert (model.layer.weight.detach().numpy() == best["layer.weight"].detach().numpy()).all()
