@@ -261,6 +261,18 @@ class Tensor:
         t._version = self._ensure_version()
         return t
 
+    @property
+    def data(self) -> "Tensor":
+        """The tensor's data as a new tensor outside the graph (assigning replaces the data in place)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._bump_version()
+
     def detach_(self) -> "Tensor":
         """Cut this tensor from the graph in place, making it a leaf."""
         self.grad_fn = None

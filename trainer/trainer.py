@@ -203,15 +203,25 @@ class Trainer:
     def _select_strategy(self, strategy, precision) -> Strategy:
         if isinstance(strategy, Strategy):
             return strategy
-        if strategy in ("auto", "single_device") and self.num_devices == 1 and self.num_nodes == 1:
+        if strategy in ("auto", "single_device") and self.num_devices == 1 and self.num_nodes == 1 and \
+                not _launched_distributed():
             return SingleDeviceStrategy(precision=precision)
+        try:
+            from .strategies.ddp import select_ddp_strategy
+        except ImportError:
+            select_ddp_strategy = None
+        if select_ddp_strategy is not None:
+            chosen = select_ddp_strategy(strategy, devices=self.num_devices, num_nodes=self.num_nodes,
+                                         precision=precision)
+            if chosen is not None:
+                return chosen
         if strategy in ("auto", "ddp", "ddp_spawn", "ddp_notebook") or self.num_devices > 1 or self.num_nodes > 1:
             raise MisconfigurationException(
                 f"`Trainer(strategy={strategy!r}, devices={self.num_devices}, num_nodes={self.num_nodes})` needs "
-                "multi-process data-parallel training, which is not built yet in this version of ember; use "
+                "multi-process data-parallel training, which is not available in this build of ember; use "
                 "devices=1")
-        raise MisconfigurationException(f"`Trainer(strategy={strategy!r})` is unknown. Use 'auto' or "
-                                        "'single_device'")
+        raise MisconfigurationException(f"`Trainer(strategy={strategy!r})` is unknown. Use 'auto', 'ddp', "
+                                        "'ddp_spawn' or 'single_device'")
 
     @staticmethod
     def _check_val_check_interval(value):
@@ -780,6 +790,15 @@ class Trainer:
         """``print`` on the global-zero process only."""
         if self.is_global_zero:
             print(*args, **kwargs)
+
+
+def _launched_distributed() -> bool:
+    """True when this process was started by mpiexec/srun/ember-run with a world size above one."""
+    try:
+        from .strategies.ddp import launched_world_size
+    except ImportError:
+        return False
+    return launched_world_size() > 1
 
 
 def _is_checkpoint(callback) -> bool:

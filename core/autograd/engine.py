@@ -82,11 +82,17 @@ def _topological_order(roots):
 
 
 def _needed_nodes(post, target_nodes):
-    needed = set()
+    """(reach, run): nodes whose gradient is needed (targets and nodes leading to them), and the subset that must
+    run its backward rule (those with an edge into ``reach``). A target that leads to no other target is only
+    captured, never run, so its saved tensors stay alive as in PyTorch."""
+    reach, run = set(), set()
     for node in post:
-        if node in target_nodes or any(e is not None and e[0] in needed for e in node.next_functions):
-            needed.add(node)
-    return needed
+        leads = any(e is not None and e[0] in reach for e in node.next_functions)
+        if leads:
+            run.add(node)
+        if leads or node in target_nodes:
+            reach.add(node)
+    return reach, run
 
 
 def _stealable(g) -> bool:
@@ -144,7 +150,7 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
         roots.append(edge)
     root_grads = _make_root_grads(outputs, grad_outputs, create_graph)
     post = _topological_order([e[0] for e in roots])
-    needed = _needed_nodes(post, {e[0] for e in targets}) if targets is not None else None
+    needed, runnable = _needed_nodes(post, {e[0] for e in targets}) if targets is not None else (None, None)
     results = [None] * sum(len(v) for v in targets.values()) if targets is not None else None
 
     buffers = {}
@@ -172,6 +178,8 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
             if type(node) is AccumulateGrad:
                 if accumulate and buf[0] is not None:
                     _accumulate(node.variable, buf[0], create_graph)
+                continue
+            if runnable is not None and node not in runnable:
                 continue
             grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
             post_hooks = node._post_hooks

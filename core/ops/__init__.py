@@ -3,10 +3,10 @@
 Each module lists its public functions in ``__all__``; the union is re-exported as the ``ember`` tensor API.
 """
 from . import (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,  # noqa
-               sorting)
+               softmax, sorting)
 
 _MODULES = (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,
-            sorting)
+            softmax, sorting)
 
 __all__ = []
 for _m in _MODULES:

@@ -62,7 +62,7 @@ class BinaryCalibrationError(_CalibrationStates):
             _binary_calibration_error_tensor_validation(p, t, self.ignore_index)
         p, t = _binary_confusion_matrix_format(p, t, ignore_index=self.ignore_index, convert_to_labels=False)
         confidences, accuracies = _binary_calibration_error_update(p, t)
-        self.confidences.append(wrap(confidences))
+        self.confidences.append(wrap(confidences.copy()))  # may be a view of the caller's tensor
         self.accuracies.append(wrap(accuracies.astype(confidences.dtype)))
 
 

@@ -50,8 +50,9 @@ class _CurveStates(Metric):
 
     def _store(self, state) -> None:
         if isinstance(state, tuple):
-            self.preds.append(wrap(state[0]))
-            self.target.append(wrap(state[1]))
+            # copies: the formatted arrays may be views of the caller's tensors
+            self.preds.append(wrap(state[0].copy()))
+            self.target.append(wrap(state[1].copy()))
         else:
             self.confmat._data += state
 

@@ -192,11 +192,15 @@ def test_validation_inside_the_epoch_saves_after_validation(tmp_path):
                                     "epoch=1-step=8.ckpt"]
 
 
-def test_skipped_in_sanity_check_and_fast_dev_run(tmp_path):
+def test_skipped_in_sanity_check(tmp_path):
     ckpt = ModelCheckpoint(dirpath=tmp_path / "a", monitor="val_loss", save_top_k=-1)
     fit(tmp_path, [0.5], [ckpt], num_sanity_val_steps=2)
     assert ckpt_files(tmp_path / "a") == ["epoch=0-step=4.ckpt"]
+
+
+def test_skipped_under_fast_dev_run(tmp_path):
     # Lightning keeps a user's ModelCheckpoint under fast_dev_run and the callback simply does not save
+    # (FAILS until trainer.py stops forcing enable_checkpointing=False for fast_dev_run: see the helper's report)
     ckpt = ModelCheckpoint(dirpath=tmp_path / "b")
     trainer = em.Trainer(fast_dev_run=True, callbacks=[ckpt], enable_progress_bar=False,
                          enable_model_summary=False, default_root_dir=str(tmp_path))
@@ -294,7 +298,8 @@ def test_resume_continues_the_top_k(tmp_path):
     assert ckpt_files(tmp_path) == ["epoch=1-step=8.ckpt", "epoch=2-step=12.ckpt", "last.ckpt"]
     second = ModelCheckpoint(dirpath=tmp_path, monitor="val_loss", save_top_k=2, save_last=True)
     trainer = make_trainer(tmp_path, max_epochs=5, callbacks=[second])
-    trainer.fit(Scripted(script), loader(), loader(seed=1), ckpt_path="last")
+    with pytest.warns(UserWarning, match="exists and is not empty"):
+        trainer.fit(Scripted(script), loader(), loader(seed=1), ckpt_path="last")
     # exactly the files of an uninterrupted run
     assert ckpt_files(tmp_path) == ["epoch=1-step=8.ckpt", "epoch=3-step=16.ckpt", "last.ckpt"]
     assert os.path.basename(second.best_model_path) == "epoch=3-step=16.ckpt"

@@ -331,3 +331,23 @@ def test_no_autograd_nodes_leak_after_training_steps():
                 p.grad = None
     del h, loss
     assert _live_op_nodes() == before
+
+
+def test_grad_does_not_run_or_free_nodes_past_its_targets():
+    x = em.randn(3, requires_grad=True)
+    h = x.exp()
+    (gh,) = em.autograd.grad((h * 2).sum(), [h])
+    np.testing.assert_array_equal(gh.numpy(), [2.0, 2.0, 2.0])
+    h.sum().backward()  # ExpBackward0 was neither run nor freed by grad()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.detach().numpy()), rtol=1e-6)
+
+
+def test_data_property_reads_detached_and_assigns_in_place():
+    w = em.ones(2, requires_grad=True)
+    d = w.data
+    assert not d.requires_grad and d.grad_fn is None
+    d.add_(1)  # shares memory, like PyTorch's .data
+    np.testing.assert_array_equal(w.detach().numpy(), [2.0, 2.0])
+    w.data = em.tensor([5.0, 6.0])
+    np.testing.assert_array_equal(w.detach().numpy(), [5.0, 6.0])
+    assert w.requires_grad and w.is_leaf
