@@ -142,23 +142,28 @@ class FftC2CBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dims, norm, forward, in_sizes = self._ctx
-        g = _c2c(grad, dims, None, _DUAL[norm], not forward)
-        return (_resize(g, dims, in_sizes),)
+        dims, norm, forward, in_sizes, real_input = self._ctx
+        g = _resize(_c2c(grad, dims, None, _DUAL[norm], not forward), dims, in_sizes)
+        # a real input (transformed as complex with zero imaginary part) takes the real part of the gradient
+        return (g.real if real_input else g,)
 
 
 def _c2c(x: Tensor, dims, sizes, norm: str, forward: bool) -> Tensor:
-    """Complex-to-complex transform of complex ``x`` over ``dims``, resized to ``sizes`` first (None: as is)."""
+    """Complex-to-complex transform of ``x`` over ``dims``, resized to ``sizes`` first (None: as is).
+
+    A float32/float64 ``x`` is transformed as the complex signal ``x + 0i`` (NumPy converts it on the fly).
+    """
     xp = x._xp
     data = x._data
+    cdtype = data.dtype if data.dtype.kind == "c" else _COMPLEX_OF[data.dtype]
     if not dims:
-        out = wrap(data.copy())
+        out = wrap(data.astype(cdtype))
     else:
         fn = xp.fft.fftn if forward else xp.fft.ifftn
-        out = wrap(_cast_out(fn(data, s=sizes, axes=dims, norm=norm), data.dtype))
+        out = wrap(_cast_out(fn(data, s=sizes, axes=dims, norm=norm), cdtype))
     if GRAD_ENABLED[0] and x._requires_grad:
         node = FftC2CBackward0()
-        node._ctx = (dims, norm, forward, tuple(data.shape[d] for d in dims))
+        node._ctx = (dims, norm, forward, tuple(data.shape[d] for d in dims), data.dtype.kind != "c")
         record(node, out, x)
     return out
 
@@ -226,7 +231,12 @@ def _c2r(x: Tensor, dims, sizes, norm: str) -> Tensor:
 def _c2c_api(input, sizes, dims, norm, forward, fname):
     check_tensor(input, "input", fname)
     norm = _norm(norm)
-    return _c2c(_as_complex(input, fname), dims, sizes, norm, forward)
+    x = input
+    if x._data.dtype.kind != "c":
+        rd = _real_dtype(x, fname)  # integers -> default float; float16 is rejected
+        if x._data.dtype != rd:
+            x = x.to(dt.from_numpy_dtype(rd))
+    return _c2c(x, dims, sizes, norm, forward)
 
 
 def fft(input, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None) -> Tensor:

@@ -49,8 +49,9 @@ class Tensor:
     ``Tensor(data)`` and ``Tensor(*sizes)`` are the legacy constructors (float32); prefer ``ember.tensor``.
     """
 
+    # _base: (root tensor, replay) for views, so an in-place op on a view can rebase the root's graph
     __slots__ = ("_data", "_requires_grad", "_grad", "grad_fn", "_output_nr", "_version", "_hooks", "_accum",
-                 "__weakref__")
+                 "_base", "__weakref__")
     __array_ufunc__ = None  # make numpy defer to our reflected operators (ndarray + Tensor -> Tensor)
 
     def __init__(self, *args, dtype=None, device=None):
@@ -73,6 +74,7 @@ class Tensor:
         self._version = None
         self._hooks = None
         self._accum = None
+        self._base = None
 
     @staticmethod
     def _make(data):
@@ -88,6 +90,7 @@ class Tensor:
         t._version = None
         t._hooks = None
         t._accum = None
+        t._base = None
         return t
 
     # -- basic attributes ------------------------------------------------------------------------------------

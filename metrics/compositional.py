@@ -20,8 +20,11 @@ class CompositionalMetric(Metric):
         metric_b (Metric or Tensor or number or None): the second operand; ``None`` for a unary operator.
     """
 
+    # the operands warn for themselves, and may be updated directly (so nothing is cached here either)
+    _warn_on_compute_before_update = False
+
     def __init__(self, operator, metric_a, metric_b):
-        super().__init__()
+        super().__init__(compute_with_cache=False)
         self.op = operator
         for name, operand in (("metric_a", metric_a), ("metric_b", metric_b)):
             if isinstance(operand, Tensor):

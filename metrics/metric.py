@@ -86,7 +86,7 @@ def _wrap_compute(compute):
         d = self.__dict__
         if d["_in_compute"]:  # a subclass calling super().compute()
             return compute(self, *args, **kwargs)
-        if d["_update_count"] == 0:
+        if d["_update_count"] == 0 and self._warn_on_compute_before_update:
             warnings.warn(f"The ``compute`` method of metric {type(self).__name__} was called before the ``update`` "
                           "method which may lead to errors, as metric states have not yet been updated.",
                           UserWarning, stacklevel=2)
@@ -154,6 +154,7 @@ class Metric(Module):
     plot_lower_bound = None
     plot_upper_bound = None
     plot_legend_name = None
+    _warn_on_compute_before_update = True
 
     __hash__ = Module.__hash__  # identity; the comparison operators below build compositional metrics
 

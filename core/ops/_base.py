@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..autograd.engine import gradient_edge
+from ..autograd.graph import Node
 from ..autograd.grad_mode import GRAD_ENABLED
 from ..tensor import Tensor, _normalize_dim
 
@@ -189,6 +190,9 @@ def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if tracking and self.grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if tracking and self._base is not None and (self._base[0]._requires_grad or self._requires_grad or
+                                                any(isinstance(a, Tensor) and a._requires_grad for a in args)):
+        return _inplace_on_view(self, compute, args, kwargs)
     if tracking:
         old = wrap(self._data.copy())
         old._requires_grad = self._requires_grad
@@ -215,3 +219,47 @@ def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
     if tracking and res.grad_fn is not None:
         self.grad_fn, self._output_nr, self._requires_grad = res.grad_fn, res._output_nr, True
     return self
+
+
+class CopySlices(Node):
+    """The root's node after an in-place op on one of its views: the view region takes the op's gradient, the rest
+    of the root passes the gradient through to the root's previous value."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        replay, root_shape = self._ctx
+        g_root = None
+        if self.next_functions[0] is not None:
+            mask = grad._xp.ones(root_shape, dtype=grad._data.dtype)
+            replay(wrap(mask))._data[...] = 0
+            g_root = grad * wrap(mask)
+        g_view = replay(grad) if self.next_functions[1] is not None else None
+        return g_root, g_view
+
+
+def _inplace_on_view(view: Tensor, compute, args, kwargs) -> Tensor:
+    """In-place op on a view under autograd: compute on the view of the root's old value, write the result through
+    the view, and give the root a CopySlices node (PyTorch's rebase of the base's history)."""
+    root, replay = view._base
+    if replay is None:
+        raise RuntimeError("an in-place operation on this view (e.g. an expand()) is not supported under autograd; "
+                           "use the out-of-place op, or clone() the view first")
+    if root.grad_fn is None and root._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    old_root = wrap(root._data.copy())
+    old_root._requires_grad = root._requires_grad
+    old_root.grad_fn, old_root._output_nr, old_root._accum = root.grad_fn, root._output_nr, root._accum
+    result = compute(replay(old_root), *args, **kwargs)
+    if result._data.shape != view._data.shape:
+        raise RuntimeError(f"output with shape {list(view._data.shape)} doesn't match the broadcast shape "
+                           f"{list(result._data.shape)}")
+    view._data[...] = result._data
+    node = CopySlices()
+    node._ctx = (replay, root._data.shape)
+    record(node, root, old_root, result)
+    root._output_nr = 0
+    root._bump_version()
+    rebased = replay(root)
+    view.grad_fn, view._output_nr, view._requires_grad = rebased.grad_fn, rebased._output_nr, True
+    return view

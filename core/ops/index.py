@@ -240,7 +240,10 @@ def _parse(key, shape):
 def _apply_key(data, parsed):
     basic, adv = parsed[0], parsed[1]
     if basic is not None:
-        data = data[basic]
+        out = data[basic]
+        # an int for every dim gives a NumPy scalar (a copy); PyTorch gives a 0-dim view, and so does `[..., ...]`
+        data = data[tuple(basic) + (Ellipsis,)] if out.__class__.__module__ == "numpy" and \
+            not isinstance(out, np.ndarray) else out
     if adv is not None:
         try:
             data = data[adv]
@@ -387,7 +390,7 @@ def _index(input, parsed):
     out = wrap(_apply_key(data, parsed))
     arrays = parsed[2]
     if arrays == _NO_ARRAYS:
-        _as_view(out, input)
+        _as_view(out, input, lambda t: _index(t, parsed))
     if GRAD_ENABLED[0] and input._requires_grad:
         if arrays != _NO_ARRAYS:
             node = IndexBackward0()
@@ -414,8 +417,7 @@ def _getitem(self, key):
         n = data.shape[0]
         if key >= n or key < -n:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {n}")
-        out = wrap(data[key, ...])
-        out._version = self._ensure_version()
+        out = _as_view(wrap(data[key, ...]), self, lambda t: t[key])
         if GRAD_ENABLED[0] and self._requires_grad:
             node = SelectBackward0()
             node._ctx = (data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None))

@@ -134,19 +134,14 @@ class CopyBackwards(Node):
 
 
 def _overwrite(self, new_data, node, value=None):
-    """Write ``new_data`` into self; with autograd, self's new grad_fn is ``node`` (edges: old self, value)."""
-    tracking = GRAD_ENABLED[0] and (self._requires_grad or (value is not None and value._requires_grad))
+    """Write ``new_data`` into self; with autograd, the new value's node is ``node`` (edges: old self, value)."""
+    def compute(old, val):
+        return record(node, wrap(self._xp.array(new_data, dtype=self._data.dtype)), old, val)
+    if GRAD_ENABLED[0] and (self._requires_grad or (value is not None and value._requires_grad)):
+        return apply_inplace(self, compute, value)
     _check_leaf(self)
-    if tracking:
-        old = wrap(self._data)
-        old._requires_grad = self._requires_grad
-        old.grad_fn, old._output_nr, old._accum = self.grad_fn, self._output_nr, self._accum
-        out = wrap(new_data)
-        record(node, out, old, value)
     self._data[...] = new_data
     self._bump_version()
-    if tracking:
-        self.grad_fn, self._output_nr, self._requires_grad = node, 0, True
     return self
 
 

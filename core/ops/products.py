@@ -135,18 +135,27 @@ def _parse(equation: str, ndims: tuple) -> _Parsed:
     return _Parsed(tuple(inputs), output, ",".join(inputs) + "->" + output)
 
 
-def _optimize_flag(arrays):
+def _optimize_flag(parsed, arrays):
+    """Whether NumPy should plan the contraction: worth it for 3+ large operands, or for two operands sharing a
+    summed label and no batch label (then it becomes one BLAS ``tensordot``); otherwise planning only costs time."""
     if len(arrays) < 2:
         return False
     total = 0
     for a in arrays:
         total += a.size
-    return "greedy" if total >= _OPTIMIZE_MIN_ELEMENTS else False
+    if total < _OPTIMIZE_MIN_ELEMENTS:
+        return False
+    if len(arrays) > 2:
+        return "greedy"
+    shared = set(parsed.inputs[0]) & set(parsed.inputs[1])
+    if shared and not (shared & set(parsed.output)):
+        return "greedy"
+    return False
 
 
-def _einsum_arrays(xp, equation, arrays):
+def _einsum_arrays(xp, parsed, arrays):
     try:
-        return xp.einsum(equation, *arrays, optimize=_optimize_flag(arrays))
+        return xp.einsum(parsed.equation, *arrays, optimize=_optimize_flag(parsed, arrays))
     except ValueError as e:
         raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes: {e}") from None
 
@@ -266,7 +275,7 @@ def einsum(*args) -> Tensor:
         rt = dt.result_type(*operands).np
         arrays = [op._data if op._data.dtype == rt else op._data.astype(rt) for op in operands]
     try:
-        res = _einsum_arrays(operands[0]._xp, parsed.equation, arrays)
+        res = _einsum_arrays(operands[0]._xp, parsed, arrays)
     except RuntimeError:
         _label_sizes(parsed.inputs, [a.shape for a in arrays])  # names the mismatching subscript
         raise

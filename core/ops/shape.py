@@ -19,8 +19,17 @@ __all__ = ["reshape", "view", "unsqueeze", "squeeze", "transpose", "swapaxes", "
            "narrow", "tril", "triu", "movedim", "moveaxis"]
 
 
-def _as_view(out: Tensor, input: Tensor) -> Tensor:
+def _as_view(out: Tensor, input: Tensor, replay=None) -> Tensor:
+    """Mark ``out`` as a view of ``input``: it shares the version counter, and remembers its root tensor with
+    ``replay`` (a function that re-applies the view to a tensor shaped like the root) so that an in-place op on the
+    view can rebase the root's graph. Views without a replay cannot be modified in place under autograd."""
     out._version = input._ensure_version()
+    base = input._base
+    if base is None:
+        out._base = (input, replay)
+    else:
+        root, prev = base
+        out._base = (root, None if replay is None or prev is None else (lambda t: replay(prev(t))))
     return out
 
 
@@ -77,7 +86,7 @@ def reshape(input, *shape):
     else:
         out = wrap(data.reshape(shape))
     if out._data.base is not None or out._data is data:
-        _as_view(out, input)
+        _as_view(out, input, lambda t: t.reshape(shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ViewBackward0()
         node._ctx = data.shape
@@ -97,7 +106,7 @@ def view(input, *shape):
     except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
                            "spans across two contiguous subspaces). Use .reshape(...) instead.") from None
-    out = _as_view(wrap(data), input)
+    out = _as_view(wrap(data), input, lambda t: t.reshape(shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ViewBackward0()
         node._ctx = input._data.shape
@@ -125,7 +134,7 @@ class UnsqueezeBackward0(Node):
 def unsqueeze(input, dim):
     """Insert a dimension of size one at ``dim``."""
     d = normalize_dim(dim, input._data.ndim + 1)
-    out = _as_view(wrap(input._xp.expand_dims(input._data, d)), input)
+    out = _as_view(wrap(input._xp.expand_dims(input._data, d)), input, lambda t: t.unsqueeze(d))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = UnsqueezeBackward0()
         node._ctx = d
@@ -150,7 +159,8 @@ def squeeze(input, dim=None):
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         axes = tuple(i for i in (normalize_dim(d, data.ndim) for d in dims) if data.ndim and data.shape[i] == 1)
-    out = _as_view(wrap(data.squeeze(axes) if axes else data), input)
+    new_shape = tuple(s for i, s in enumerate(data.shape) if i not in axes)
+    out = _as_view(wrap(data.squeeze(axes) if axes else data), input, lambda t: t.reshape(new_shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SqueezeBackward0() if dim is None else SqueezeBackward1()
         node._ctx = data.shape
@@ -171,7 +181,8 @@ def transpose(input, dim0, dim1):
     """Swap dimensions ``dim0`` and ``dim1`` (a view)."""
     nd = input._data.ndim
     d0, d1 = normalize_dim(dim0, nd), normalize_dim(dim1, nd)
-    out = _as_view(wrap(input._data.swapaxes(d0, d1) if nd else input._data), input)
+    out = _as_view(wrap(input._data.swapaxes(d0, d1) if nd else input._data), input,
+                   lambda t: t.transpose(d0, d1))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = TransposeBackward0()
         node._ctx = (d0, d1)
@@ -205,7 +216,7 @@ def permute(input, *dims):
     perm = tuple(normalize_dim(d, nd) for d in dims)
     if len(set(perm)) != nd:
         raise RuntimeError(f"permute(): duplicate dims are not allowed, got {list(dims)}")
-    out = _as_view(wrap(input._data.transpose(perm)), input)
+    out = _as_view(wrap(input._data.transpose(perm)), input, lambda t: t.permute(perm))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = PermuteBackward0()
         node._ctx = perm
@@ -225,7 +236,7 @@ def t(input):
     """Transpose a tensor of at most 2 dims."""
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
-    out = _as_view(wrap(input._data.T), input)
+    out = _as_view(wrap(input._data.T), input, lambda t: t.t())
     if GRAD_ENABLED[0] and input._requires_grad:
         record(TBackward0(), out, input)
     return out
@@ -660,7 +671,8 @@ def _split_sizes(input, sizes, d, node_cls):
     pieces = []
     start = 0
     for s in sizes:
-        pieces.append(_as_view(wrap(data[lead + (slice(start, start + s),)]), input))
+        key = lead + (slice(start, start + s),)
+        pieces.append(_as_view(wrap(data[key]), input, lambda t, key=key: t[key]))
         start += s
     pieces = tuple(pieces)
     if GRAD_ENABLED[0] and input._requires_grad:
@@ -762,7 +774,7 @@ def unbind(input, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = normalize_dim(dim, data.ndim)
     moved = data if d == 0 else input._xp.moveaxis(data, d, 0)
-    pieces = tuple(_as_view(wrap(a), input) for a in moved)
+    pieces = tuple(_as_view(wrap(a), input, lambda t, i=i: t.select(d, i)) for i, a in enumerate(moved))
     if GRAD_ENABLED[0] and input._requires_grad and pieces:
         from ._base import record_multi
         node = UnbindBackward0()

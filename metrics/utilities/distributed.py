@@ -46,6 +46,14 @@ def _all_gather(dist, tensor: Tensor, world_size: int, group):
     return buffers
 
 
+def _dtype_from_num(num: int):
+    for dt in (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64,
+               np.complex64, np.complex128):
+        if np.dtype(dt).num == num:
+            return np.dtype(dt)
+    raise ValueError(f"Cannot gather a tensor of unsupported dtype number {num}")
+
+
 def gather_all_tensors(result: Tensor, group=None, *, backend=None) -> list:
     """All-gather ``result`` from every process of ``group``; returns one tensor per rank, in rank order.
 
@@ -64,18 +72,23 @@ def gather_all_tensors(result: Tensor, group=None, *, backend=None) -> list:
     if not isinstance(result, Tensor):
         raise TypeError(f"gather_all_tensors expects an ember Tensor, got {type(result).__name__}")
     world_size = dist.get_world_size(group)
-    data = np.ascontiguousarray(result.detach()._data)
-    local = Tensor._make(data)
-    # 1. the number of dimensions (a rank without data may hold a 1-d empty tensor while others hold 2-d rows)
-    ndims = [int(t._data.reshape(-1)[0]) for t in
-             _all_gather(dist, Tensor._make(np.array([data.ndim], dtype=np.int64)), world_size, group)]
-    max_ndim = max(ndims)
+    xp = result._xp
+    data = xp.ascontiguousarray(result.detach()._data)
+    # 1. number of dimensions, emptiness and dtype: a rank that saw no data holds a 1-d empty placeholder of the
+    #    default dtype while the others may hold 2-d integer rows
+    info = np.array([data.ndim, int(data.size > 0), data.dtype.num], dtype=np.int64)
+    infos = [t._data.reshape(-1) for t in _all_gather(dist, Tensor._make(info), world_size, group)]
+    max_ndim = max(int(i[0]) for i in infos)
+    filled = [_dtype_from_num(int(i[2])) for i in infos if i[1]]
+    dtype = np.result_type(*filled) if filled else data.dtype
     if data.ndim < max_ndim:
         if data.size != 0:
             raise ValueError(f"Cannot gather tensors with different numbers of dimensions across processes: this "
                              f"process has shape {tuple(data.shape)}, another has {max_ndim} dimensions.")
         data = data.reshape((0,) * max_ndim)
-        local = Tensor._make(data)
+    if data.dtype != dtype:
+        data = data.astype(dtype)
+    local = Tensor._make(data)
     # 2. the shapes
     shape_t = Tensor._make(np.array(data.shape if max_ndim else [0], dtype=np.int64))
     shapes = [tuple(int(s) for s in t._data.reshape(-1))[:max_ndim] for t in
@@ -84,7 +97,6 @@ def gather_all_tensors(result: Tensor, group=None, *, backend=None) -> list:
         return _all_gather(dist, local, world_size, group)
     # 3. pad to the largest shape, gather, cut back
     max_shape = tuple(max(s[d] for s in shapes) for d in range(max_ndim))
-    xp = local._xp
     padded = xp.zeros(max_shape, dtype=data.dtype)
     padded[tuple(slice(0, n) for n in data.shape)] = data
     gathered = _all_gather(dist, Tensor._make(padded), world_size, group)

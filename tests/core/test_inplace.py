@@ -120,3 +120,36 @@ def test_random_fill_on_parameter_needs_no_grad():
     with em.no_grad():
         w.normal_()
     assert w.requires_grad
+
+
+def test_inplace_on_a_view_rebases_the_base_graph():
+    x = em.ones(3, requires_grad=True)
+    y = x * 1
+    y[0].mul_(2)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 1.0, 1.0])
+    assert y.grad_fn.name() == "CopySlices"
+
+
+@pytest.mark.parametrize("op", [
+    lambda y, x: y[1].mul_(x[0]),
+    lambda y, x: y[:, 1:].add_(x[0, :2] * 3),
+    lambda y, x: y.t()[0].sub_(x[1, :2]),
+    lambda y, x: y[1][0].copy_(x[0, 0] ** 2),
+    lambda y, x: y.reshape(-1)[1:3].zero_(),
+])
+def test_inplace_on_views_gradcheck(op):
+    x = em.tensor(np.random.default_rng(0).standard_normal((2, 3)), dtype=em.float64, requires_grad=True)
+
+    def f(x):
+        y = x * 2
+        op(y, x)
+        return y
+
+    assert gradcheck(f, (x,))
+
+
+def test_inplace_on_view_of_leaf_requiring_grad_raises():
+    w = em.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[1:].add_(1)

@@ -105,6 +105,17 @@ def _out_len(size, pad_lo, pad_hi, k, s, d):
 
 
 # ------------------------------------------------------------------------------------------------- NumPy kernels
+# Two layouts. Channels-last (NHWC) windows copy runs of ``kw * C/G`` contiguous numbers, which is efficient for the
+# wide layers that dominate compute. With few input channels those runs are too short, so the NCHW path copies whole
+# kernel taps instead (``kh * kw`` strided copies whose runs are output rows), as Chainer's im2col does.
+_MIN_RUN = 32
+
+
+def channels_last(cg, kw) -> bool:
+    """Whether the channels-last kernel is used for ``cg`` channels per group and kernel width ``kw``."""
+    return cg * kw >= _MIN_RUN
+
+
 def _blocks(n, oh, row_bytes):
     """Yield ``(n0, n1, h0, h1)`` blocks of output rows whose im2col columns fit in ``_BLOCK_BYTES``."""
     image_bytes = row_bytes * oh
@@ -126,8 +137,20 @@ def _block_rows(n, oh, ow, row_bytes):
     return min(oh, max(1, _BLOCK_BYTES // max(row_bytes, 1))) * ow
 
 
-def _padded_nhwc(xp, x, g: ConvGeometry):
+def _tap_slices(g: ConvGeometry, h0=0, h1=None):
+    """``(i, j, row_slice, col_slice)`` of every kernel tap over output rows ``h0:h1``, in the padded input."""
+    (kh, kw), (s1, s2), (d1, d2), (oh, ow) = g.kernel, g.stride, g.dilation, g.out_size
+    h1 = oh if h1 is None else h1
+    for i in range(kh):
+        r0 = h0 * s1 + i * d1
+        rs = slice(r0, r0 + (h1 - h0 - 1) * s1 + 1, s1)
+        for j in range(kw):
+            yield i, j, rs, slice(j * d2, j * d2 + (ow - 1) * s2 + 1, s2)
+
+
+def padded_nhwc(x, g: ConvGeometry):
     """The input as a C-contiguous, zero-padded NHWC array."""
+    xp = _xp_of(x)
     n, c, h, w = x.shape
     pt, pb, pl, pr = g.pad
     if not (pt or pb or pl or pr):
@@ -138,32 +161,45 @@ def _padded_nhwc(xp, x, g: ConvGeometry):
     return out
 
 
-def _windows(xp, xh, g: ConvGeometry):
+def _padded_nchw(x, g: ConvGeometry):
+    xp = _xp_of(x)
+    n, c, h, w = x.shape
+    pt, pb, pl, pr = g.pad
+    if not (pt or pb or pl or pr):
+        return x
+    hp, wp = g.padded_size
+    out = xp.zeros((n, c, hp, wp), dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _windows(xh, g: ConvGeometry):
     """A strided view ``(N, oh, ow, G, kh, kw, C/G)`` of the padded NHWC input: every window, no copy."""
     n, _, _, c = xh.shape
     sn, sh_, sw_, sc = xh.strides
     (kh, kw), (oh, ow), (s1, s2), (d1, d2), grp = g.kernel, g.out_size, g.stride, g.dilation, g.groups
-    view = _as_strided(xp, xh, (n, oh, ow, kh, kw, grp, c // grp),
+    view = _as_strided(_xp_of(xh), xh, (n, oh, ow, kh, kw, grp, c // grp),
                        (sn, s1 * sh_, s2 * sw_, d1 * sh_, d2 * sw_, (c // grp) * sc, sc))
     return view.transpose(0, 1, 2, 5, 3, 4, 6)
 
 
-def _weight_matrix(xp, w, grp):
+def _weight_nhwc(w, grp):
     """Weight ``(F, C/G, kh, kw)`` as ``(G, kh*kw*C/G, F/G)``, matching the column layout of :func:`_windows`."""
     f, cg, kh, kw = w.shape
-    return xp.ascontiguousarray(w.reshape(grp, f // grp, cg, kh, kw).transpose(0, 3, 4, 2, 1)).reshape(
+    return _xp_of(w).ascontiguousarray(w.reshape(grp, f // grp, cg, kh, kw).transpose(0, 3, 4, 2, 1)).reshape(
         grp, kh * kw * cg, f // grp)
 
 
-def _gemm_blocks(xh, wmat, g: ConvGeometry, n):
+def _forward_nhwc(xh, w, g: ConvGeometry):
     """im2col + GEMM over cache-sized blocks of the padded NHWC input ``xh``; returns NCHW output."""
     xp = _xp_of(xh)
+    n = xh.shape[0]
+    wmat = _weight_nhwc(w, g.groups)
     grp, k, fg = wmat.shape
     f = grp * fg
-    kh, kw = g.kernel
+    (kh, kw), (oh, ow) = g.kernel, g.out_size
     cg = xh.shape[3] // grp
-    oh, ow = g.out_size
-    win = _windows(xp, xh, g)
+    win = _windows(xh, g)
     out = xp.empty((n, oh, ow, f), dtype=xh.dtype)
     row_bytes = ow * grp * k * xh.itemsize
     buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=xh.dtype)
@@ -179,15 +215,48 @@ def _gemm_blocks(xh, wmat, g: ConvGeometry, n):
     return xp.ascontiguousarray(out.transpose(0, 3, 1, 2))
 
 
+def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
+    """im2col of images ``n0:n1`` as ``(C, kh, kw, nb, oh, ow)``: one strided copy per kernel tap."""
+    c = xpad.shape[1]
+    (kh, kw), (oh, ow) = g.kernel, g.out_size
+    cols = buf[:c * kh * kw * (n1 - n0) * oh * ow].reshape(c, kh, kw, n1 - n0, oh, ow)
+    for i, j, rs, cs in _tap_slices(g):
+        cols[:, i, j] = xpad[n0:n1, :, rs, cs].transpose(1, 0, 2, 3)
+    return cols
+
+
+def _image_step(n, per_image_bytes):
+    return min(n, max(1, _BLOCK_BYTES // max(per_image_bytes, 1)))
+
+
+def _forward_nchw(x, w, g: ConvGeometry):
+    """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, rows)``."""
+    xp = _xp_of(x)
+    n, c = x.shape[:2]
+    f, cg, kh, kw = w.shape
+    grp, (oh, ow) = g.groups, g.out_size
+    k = cg * kh * kw
+    xpad = _padded_nchw(x, g)
+    wg = w.reshape(grp, f // grp, k)
+    out = xp.empty((n, f, oh, ow), dtype=x.dtype)
+    step = _image_step(n, c * kh * kw * oh * ow * x.itemsize)
+    buf = xp.empty(c * kh * kw * step * oh * ow, dtype=x.dtype)
+    for n0 in range(0, n, step):
+        n1 = min(n, n0 + step)
+        cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
+        y = wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)
+        out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
+    return out
+
+
 def conv_forward_array(x, w, g: ConvGeometry, xh=None):
     """``y = conv(x, w)`` on arrays: x ``(N, C, H, W)``, w ``(F, C/G, kh, kw)`` -> y ``(N, F, oh, ow)``.
 
-    ``xh`` is the padded NHWC copy of ``x`` if the caller already has it.
+    ``xh`` is the padded NHWC copy of ``x`` if the caller already has it (channels-last path only).
     """
-    xp = _xp_of(w)
-    if xh is None:
-        xh = _padded_nhwc(xp, x, g)
-    return _gemm_blocks(xh, _weight_matrix(xp, w, g.groups), g, xh.shape[0])
+    if not channels_last(w.shape[1], w.shape[3]):
+        return _forward_nchw(x, w, g)
+    return _forward_nhwc(padded_nhwc(x, g) if xh is None else xh, w, g)
 
 
 def _input_grad_as_conv(g: ConvGeometry):
@@ -203,7 +272,7 @@ def _input_grad_as_conv(g: ConvGeometry):
     return ConvGeometry((1, 1), g.dilation, pad, g.groups, g.kernel, g.out_size, g.in_size)
 
 
-def _flipped_transposed_weight(xp, w, grp):
+def _flipped_transposed_weight(w, grp):
     """``(F, C/G, kh, kw)`` -> ``(C, F/G, kh, kw)`` with the kernel rotated by 180 degrees."""
     f, cg, kh, kw = w.shape
     wt = w.reshape(grp, f // grp, cg, kh, kw).transpose(0, 2, 1, 3, 4).reshape(grp * cg, f // grp, kh, kw)
@@ -216,34 +285,44 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
     ``grad_input`` alone is the transposed convolution of ``gy`` (``x`` may be None then); ``grad_weight`` alone
     needs only ``w_shape`` (``w`` may be None then). ``xh`` is the padded NHWC input if the caller kept it.
     """
-    xp = _xp_of(gy)
-    n, f, oh, ow = gy.shape
     f, cg, kh, kw = w.shape if w is not None else w_shape
-    grp = g.groups
-    fg, k, c = f // grp, kh * kw * cg, cg * grp
-    (s1, s2), (d1, d2) = g.stride, g.dilation
-    gx = gwt = None
+    gx = gw = gh = None
     as_conv = _input_grad_as_conv(g) if need_input else None
     if as_conv is not None:
         # stride 1: the input gradient is a forward convolution, which runs at the forward kernel's speed
-        ghp = _padded_nhwc(xp, gy, as_conv)
-        gx = conv_forward_array(None, _flipped_transposed_weight(xp, w, grp), as_conv, ghp)
+        wt = _flipped_transposed_weight(w, g.groups)
+        if channels_last(wt.shape[1], kw):
+            ghp = padded_nhwc(gy, as_conv)
+            gx = _forward_nhwc(ghp, wt, as_conv)
+            lo_h, lo_w = as_conv.pad[0], as_conv.pad[2]
+            gh = ghp[:, lo_h:lo_h + gy.shape[2], lo_w:lo_w + gy.shape[3]]  # reused by the weight gradient
+        else:
+            gx = _forward_nchw(gy, wt, as_conv)
         need_input = False
-        lo_h, lo_w = as_conv.pad[0], as_conv.pad[2]
-        gh = ghp[:, lo_h:lo_h + oh, lo_w:lo_w + ow]
-    elif need_input or need_weight:
+    if need_input or need_weight:
+        backward = _backward_nhwc if channels_last(cg, kw) else _backward_nchw
+        gx2, gw = backward(gy, w, x, g, need_input, need_weight, (f, cg, kh, kw), xh, gh)
+        gx = gx if gx2 is None else gx2
+    return gx, gw
+
+
+def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
+    xp = _xp_of(gy)
+    n, _, oh, ow = gy.shape
+    f, cg, kh, kw = w_shape
+    grp = g.groups
+    fg, k, c = f // grp, kh * kw * cg, cg * grp
+    if gh is None:
         gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
-    if not (need_input or need_weight):
-        return gx, None
     row_bytes = ow * grp * k * gy.itemsize
     buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=gy.dtype)
     if need_weight:
-        win = _windows(xp, _padded_nhwc(xp, x, g) if xh is None else xh, g)
+        win = _windows(padded_nhwc(x, g) if xh is None else xh, g)
         gw = xp.zeros((grp, k, fg), dtype=gy.dtype)
     if need_input:
         hp, wp = g.padded_size
         dxh = xp.zeros((n, hp, wp, grp, cg), dtype=gy.dtype)
-        wmat_t = xp.ascontiguousarray(_weight_matrix(xp, w, grp).transpose(0, 2, 1))
+        wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
         dbuf = xp.empty_like(buf)
     for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
         nb, hb = n1 - n0, h1 - h0
@@ -265,17 +344,53 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
                 dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
                 dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
             # col2im: each kernel tap adds its column slice into a strided slice of the padded image
-            for i in range(kh):
-                r0 = h0 * s1 + i * d1
-                rsl = slice(r0, r0 + (hb - 1) * s1 + 1, s1)
-                for j in range(kw):
-                    c0 = j * d2
-                    dxh[n0:n1, rsl, c0:c0 + (ow - 1) * s2 + 1:s2] += dcols[:, :, :, i, j]
+            for i, j, rs, cs in _tap_slices(g, h0, h1):
+                dxh[n0:n1, rs, cs] += dcols[:, :, :, i, j]
+    gx = gwt = None
     if need_input:
         (h, w_), (pt, _, pl, _) = g.in_size, g.pad
         gx = xp.ascontiguousarray(dxh.reshape(n, hp, wp, c)[:, pt:pt + h, pl:pl + w_].transpose(0, 3, 1, 2))
     if need_weight:
         gwt = xp.ascontiguousarray(gw.reshape(grp, kh, kw, cg, fg).transpose(0, 4, 3, 1, 2)).reshape(f, cg, kh, kw)
+    return gx, gwt
+
+
+def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
+    """The few-channels path of :func:`conv_backward_arrays` (tap-wise im2col and col2im)."""
+    xp = _xp_of(gy)
+    n, _, oh, ow = gy.shape
+    f, cg, kh, kw = w_shape
+    grp = g.groups
+    fg, k, c = f // grp, kh * kw * cg, cg * grp
+    step = _image_step(n, c * kh * kw * oh * ow * gy.itemsize)
+    buf = xp.empty(c * kh * kw * step * oh * ow, dtype=gy.dtype)
+    if need_weight:
+        xpad = _padded_nchw(x, g)
+        gw = xp.zeros((grp, fg, k), dtype=gy.dtype)
+    if need_input:
+        hp, wp = g.padded_size
+        dxpad = xp.zeros((n, c, hp, wp), dtype=gy.dtype)
+        wgt = w.reshape(grp, fg, k).transpose(0, 2, 1)
+    for n0 in range(0, n, step):
+        n1 = min(n, n0 + step)
+        nb = n1 - n0
+        gblk = xp.ascontiguousarray(gy[n0:n1].transpose(1, 0, 2, 3)).reshape(grp, fg, nb * oh * ow)
+        if need_weight:
+            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
+            if grp == 1:
+                gw[0] += gblk[0] @ cols[0].T
+            else:
+                gw += xp.matmul(gblk, cols.transpose(0, 2, 1))
+        if need_input:
+            dcols = (wgt[0] @ gblk[0] if grp == 1 else xp.matmul(wgt, gblk)).reshape(c, kh, kw, nb, oh, ow)
+            for i, j, rs, cs in _tap_slices(g):
+                dxpad[n0:n1, :, rs, cs] += dcols[:, i, j].transpose(1, 0, 2, 3)
+    gx = gwt = None
+    if need_input:
+        (h, w_), (pt, _, pl, _) = g.in_size, g.pad
+        gx = xp.ascontiguousarray(dxpad[:, :, pt:pt + h, pl:pl + w_])
+    if need_weight:
+        gwt = gw.reshape(f, cg, kh, kw)
     return gx, gwt
 
 
@@ -346,8 +461,9 @@ class ConvolutionBackwardBackward0(Node):
 
 def conv_op(x: Tensor, w: Tensor, bias, g: ConvGeometry) -> Tensor:
     """The differentiable 2-D convolution on validated 4-D tensors."""
-    xh = _padded_nhwc(x._xp, x._data, g)
-    y = conv_forward_array(None, w._data, g, xh)
+    f, cg, kh, kw = w._data.shape
+    xh = padded_nhwc(x._data, g) if channels_last(cg, kw) else None
+    y = conv_forward_array(x._data, w._data, g, xh)
     if bias is not None:
         y += _bias_view(bias)
     out = wrap(y)
@@ -355,7 +471,7 @@ def conv_op(x: Tensor, w: Tensor, bias, g: ConvGeometry) -> Tensor:
         node = ConvolutionBackward0()
         # the padded channels-last copy of x is kept (and freed with the other saved tensors) so the weight
         # gradient does not redo the transpose
-        node.save(x, w, wrap(xh) if w._requires_grad else None)
+        node.save(x, w, wrap(xh) if xh is not None and w._requires_grad else None)
         node._ctx = (g, False)
         record(node, out, x, w, bias)
     return out

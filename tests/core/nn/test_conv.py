@@ -6,6 +6,7 @@ import ember as em
 from ember.autograd import gradcheck, gradgradcheck
 from ember.core import nn
 from ember.core.nn import functional as F
+from ember.core.nn.functional import _conv as conv_kernels
 
 
 def naive_conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -52,6 +53,15 @@ def naive_conv_transpose2d(x, w, stride, padding, output_padding, dilation=(1, 1
 
 rng = np.random.default_rng(0)
 
+
+@pytest.fixture(params=["channels_last", "nchw"])
+def kernel_path(request, monkeypatch):
+    """Run a test through both convolution kernels, with tiny cache blocks so images are split into row blocks."""
+    monkeypatch.setattr(conv_kernels, "_MIN_RUN", 0 if request.param == "channels_last" else 10 ** 9)
+    monkeypatch.setattr(conv_kernels, "_BLOCK_BYTES", 600)
+    return request.param
+
+
 CASES = [
     # (N, C, H, W, F, kernel, stride, padding, dilation, groups)
     (2, 3, 7, 6, 4, (3, 2), (1, 1), (1, 0), (1, 1), 1),
@@ -62,7 +72,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_conv2d_matches_naive_loop(case):
+def test_conv2d_matches_naive_loop(case, kernel_path):
     n, c, h, w, f, k, s, p, d, g = case
     x = rng.standard_normal((n, c, h, w))
     wt = rng.standard_normal((f, c // g) + k)
@@ -82,7 +92,7 @@ def test_conv2d_float32_and_large_blocks_match_reference():
 
 
 @pytest.mark.parametrize("case", CASES[:3])
-def test_conv2d_gradcheck_and_gradgradcheck(case):
+def test_conv2d_gradcheck_and_gradgradcheck(case, kernel_path):
     n, c, h, w, f, k, s, p, d, g = case
     h, w = min(h, 6), min(w, 6)
     x = em.tensor(rng.standard_normal((1, c, h, w)), requires_grad=True)
@@ -95,7 +105,7 @@ def test_conv2d_gradcheck_and_gradgradcheck(case):
     assert gradgradcheck(fn, (x, wt, b))
 
 
-def test_conv2d_stride_one_input_gradient_uses_both_kernels_consistently():
+def test_conv2d_stride_one_input_gradient_uses_both_kernels_consistently(kernel_path):
     # stride 1 takes the "input gradient as a convolution" path; asymmetric 'same' padding exercises its padding
     x = em.tensor(rng.standard_normal((2, 3, 5, 6)), requires_grad=True)
     wt = em.tensor(rng.standard_normal((4, 3, 2, 4)), requires_grad=True)
@@ -108,7 +118,7 @@ def test_conv2d_stride_one_input_gradient_uses_both_kernels_consistently():
     np.testing.assert_allclose(out.detach().numpy(), ref, atol=1e-10)
 
 
-def test_conv1d_matches_naive_and_gradchecks():
+def test_conv1d_matches_naive_and_gradchecks(kernel_path):
     x = rng.standard_normal((2, 4, 11))
     wt = rng.standard_normal((6, 2, 3))
     b = rng.standard_normal(6)
@@ -127,7 +137,7 @@ def test_conv1d_matches_naive_and_gradchecks():
 
 @pytest.mark.parametrize("stride,padding,output_padding,dilation", [((2, 2), (1, 0), (1, 0), (1, 1)),
                                                                    ((1, 2), (0, 1), (0, 1), (2, 1))])
-def test_conv_transpose2d_matches_naive_and_gradchecks(stride, padding, output_padding, dilation):
+def test_conv_transpose2d_matches_naive_and_gradchecks(stride, padding, output_padding, dilation, kernel_path):
     x = rng.standard_normal((2, 3, 3, 4))
     wt = rng.standard_normal((3, 2, 3, 2))
     out = F.conv_transpose2d(em.tensor(x), em.tensor(wt), None, stride, padding, output_padding, 1, dilation)
