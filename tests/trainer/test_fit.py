@@ -310,3 +310,56 @@ def test_properties_during_fit():
     trainer.fit(Model(), data, DataLoader(make_dataset(8), batch_size=4))
     assert seen == {"sanity_seen": True, "training": True, "sanity": False, "n_train": 4, "n_val": [2], "est": 4,
                     "stage": "train", "zero": True, "module": True}
+
+
+def test_reload_dataloaders_every_n_epochs():
+    requests = []
+
+    class Model(Classifier):
+        def train_dataloader(self):
+            requests.append(self.current_epoch)
+            return DataLoader(make_dataset(8), batch_size=4)
+
+    quiet_trainer(max_epochs=5, reload_dataloaders_every_n_epochs=2).fit(Model())
+    assert requests == [0, 2, 4]
+
+
+def test_limit_val_batches_zero_disables_validation():
+    runs = []
+
+    class Model(Classifier):
+        def validation_step(self, batch, batch_idx):
+            runs.append(batch_idx)
+
+    data = DataLoader(make_dataset(8), batch_size=4)
+    quiet_trainer(max_epochs=2, limit_val_batches=0).fit(Model(), data, data)
+    assert runs == []
+
+
+def test_detect_anomaly_rejects_a_non_finite_loss():
+    class Model(Classifier):
+        def training_step(self, batch, batch_idx):
+            return super().training_step(batch, batch_idx) * float("nan")
+
+    with pytest.raises(RuntimeError, match="not finite"):
+        quiet_trainer(max_epochs=1, detect_anomaly=True).fit(Model(), DataLoader(make_dataset(8), batch_size=4))
+
+
+def test_validation_runs_in_eval_mode_and_without_grad():
+    seen = []
+
+    class Model(Classifier):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.5)
+
+        def validation_step(self, batch, batch_idx):
+            seen.append((self.training, em.is_grad_enabled()))
+
+        def training_step(self, batch, batch_idx):
+            seen.append((self.training, em.is_grad_enabled()))
+            return super().training_step(batch, batch_idx)
+
+    data = DataLoader(make_dataset(4), batch_size=4)
+    quiet_trainer(max_epochs=1, num_sanity_val_steps=0).fit(Model(), data, data)
+    assert seen == [(True, True), (False, False)]

@@ -180,13 +180,27 @@ def _max_backward_array(gy, x, out, g):
     xp = _xp_of(gy)
     xf = _framed(xp, x, g, _lowest(x.dtype))
     gxf = xp.zeros(xf.shape, dtype=gy.dtype)
-    pending = xp.ones(out.shape, dtype=bool)
-    for _, _, (rs, cs) in g.taps():
+    # windows that do not overlap own disjoint input elements: the product can be written straight into place
+    disjoint = all(sp <= s for sp, s in zip(_window_extent(g), g.stride))
+    pending = None
+    taps = list(g.taps())
+    for t, (_, _, (rs, cs)) in enumerate(taps):
         hit = xf[..., rs, cs] == out
-        hit &= pending
-        gxf[..., rs, cs] += xp.where(hit, gy, 0)
-        pending &= ~hit
+        if pending is None:
+            pending = ~hit
+        else:
+            hit &= pending
+            if t < len(taps) - 1:
+                pending ^= hit  # hit is a subset of pending: this clears the windows just served
+        if disjoint:
+            xp.multiply(gy, hit, out=gxf[..., rs, cs])
+        else:
+            gxf[..., rs, cs] += gy * hit
     return _unframe(xp, gxf, g)
+
+
+def _window_extent(g: PoolGeometry):
+    return tuple(d * (k - 1) + 1 for k, d in zip(g.kernel, g.dilation))
 
 
 class MaxPool2DWithIndicesBackward0(Node):

@@ -1,0 +1,232 @@
+"""Reading config files with the line of every key, merging configs, and writing the resolved config.
+
+A config is a plain nested dict. Where each value came from is kept beside it in an *origins* dict that maps a key
+path (a tuple such as ``("trainer", "max_epochs")`` or ``("trainer", "callbacks", 0, "init_args")``) to
+``"config.yaml:4"`` or ``"command line"``, so every error can name the file and line the user has to edit.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import re
+from typing import Any, Dict, Optional, Tuple
+
+from .errors import ConfigError, UsageError
+
+__all__ = ["load_file", "parse_value", "merge_into", "set_path", "dump_config", "format_key", "origin_of"]
+
+Path = Tuple[Any, ...]
+Origins = Dict[Path, str]
+
+_LOADER = None
+
+
+def _loader_class():
+    """PyYAML's safe loader, plus YAML 1.2's floats without a dot (``1e-3``), which YAML 1.1 reads as strings."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            pass
+
+        Loader.add_implicit_resolver("tag:yaml.org,2002:float",
+                                     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+                                     list("-+0123456789"))
+        _LOADER = Loader
+    return _LOADER
+
+
+def format_key(path: Path) -> str:
+    """``("trainer", "callbacks", 1, "init_args")`` -> ``"trainer.callbacks[1].init_args"``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def origin_of(origins: Origins, path: Path) -> Optional[str]:
+    """Where ``path`` was set, else where its nearest parent was set (None for pure defaults)."""
+    path = tuple(path)
+    while path:
+        where = origins.get(path)
+        if where is not None:
+            return where
+        path = path[:-1]
+    return None
+
+
+def _mark(name: str, mark) -> str:
+    return f"{name}:{mark.line + 1}"
+
+
+def _record(node, path: Path, name: str, origins: Origins) -> None:
+    """Walk the composed YAML node tree and note the line of every key (and flag duplicate keys)."""
+    import yaml
+    if isinstance(node, yaml.MappingNode):
+        seen: Dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key is None:
+                continue
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise ConfigError(f"duplicate key '{format_key(path + (key,))}' (first set at line {seen[key]})",
+                                  where=f"{name}:{line}")
+            seen[key] = line
+            origins[path + (key,)] = f"{name}:{line}"
+            _record(value_node, path + (key,), name, origins)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            origins[path + (i,)] = _mark(name, item.start_mark)
+            _record(item, path + (i,), name, origins)
+
+
+def load_file(path: str, display: Optional[str] = None) -> Tuple[Dict[str, Any], Origins]:
+    """Read a YAML config file; returns ``(data, origins)``.
+
+    Raises :class:`UsageError` if the file does not exist and :class:`ConfigError` with ``file:line:column`` for
+    invalid YAML or a root that is not a mapping.
+    """
+    import yaml
+    name = display if display is not None else path
+    if not os.path.isfile(path):
+        what = "is a directory, not a config file" if os.path.isdir(path) else "does not exist"
+        raise UsageError(f"config file '{name}' {what}")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    loader = _loader_class()(text)
+    origins: Origins = {}
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _record(node, (), name, origins)
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
+        problem = exc.problem or exc.context or "cannot be parsed"
+        raise ConfigError(f"invalid YAML: {problem}", where=where) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid YAML: {exc}", where=name) from None
+    finally:
+        loader.dispose()
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config must be a mapping of keys to values (such as 'trainer:' and 'model:'), got a "
+                          f"{type(data).__name__}", where=f"{name}:{node.start_mark.line + 1}")
+    return data, origins
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value read as YAML: ``3`` -> 3, ``true`` -> True, ``null`` -> None, ``1e-3`` -> 0.001,
+    ``[1, 2]`` -> a list; anything that is not valid YAML stays the string it was."""
+    import yaml
+    if text == "":
+        return ""
+    try:
+        return yaml.load(text, Loader=_loader_class())
+    except yaml.YAMLError:
+        return text
+
+
+def _drop_origins(origins: Origins, prefix: Path) -> None:
+    n = len(prefix)
+    for key in [k for k in origins if k[:n] == prefix]:
+        del origins[key]
+
+
+def _class_path(section) -> Optional[str]:
+    return section.get("class_path") if isinstance(section, dict) else None
+
+
+def merge_into(base: Dict[str, Any], base_origins: Origins, new: Dict[str, Any], new_origins: Origins,
+               prefix: Path = ()) -> None:
+    """Merge ``new`` into ``base`` in place; the later config wins.
+
+    Mappings merge key by key; lists and scalars are replaced whole. A section whose ``class_path`` changes is
+    replaced whole too, so ``init_args`` meant for one class never leak into another.
+    """
+    for key, value in new.items():
+        path = prefix + (key,)
+        old = base.get(key)
+        same_class = _class_path(value) is None or _class_path(old) in (None, _class_path(value))
+        if isinstance(old, dict) and isinstance(value, dict) and same_class:
+            merge_into(old, base_origins, value, new_origins, path)
+            if path in new_origins:
+                base_origins[path] = new_origins[path]
+            continue
+        base[key] = copy.deepcopy(value)
+        _drop_origins(base_origins, path)
+        n = len(path)
+        for k, where in new_origins.items():
+            if k[:n] == path:
+                base_origins[k] = where
+
+
+def set_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, where: str) -> None:
+    """Set ``config[path[0]][path[1]]... = value`` (a ``--a.b.c value`` override), creating mappings on the way.
+
+    A section given as a bare class name (``model: model.Net``) becomes ``{class_path: model.Net}`` so that
+    ``--model.init_args.lr`` can be added to it.
+    """
+    node = config
+    for i, part in enumerate(path[:-1]):
+        nxt = node.get(part) if isinstance(node, dict) else None
+        if isinstance(nxt, list):
+            raise ConfigError(f"'--{format_key(path)}' reaches into the list '{format_key(path[:i + 1])}': give the "
+                              f"whole list instead, e.g. --{format_key(path[:i + 1])}='[...]'", where=where)
+        if isinstance(nxt, str) and path[i + 1] in ("init_args", "class_path", "dict_kwargs") or \
+                isinstance(nxt, str) and i == 0:
+            nxt = {"class_path": nxt}
+            node[part] = nxt
+        elif not isinstance(nxt, dict):
+            nxt = {}
+            node[part] = nxt
+        node = nxt
+    last = path[-1]
+    if isinstance(value, dict) and isinstance(node.get(last), dict):
+        merge_into(node[last], origins, value, {}, tuple(path))
+    else:
+        node[last] = value
+        _drop_origins(origins, tuple(path))
+    origins[tuple(path)] = where
+
+
+def _dumper_class():
+    import enum
+    from datetime import timedelta
+
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def as_list(dumper, data):
+        return dumper.represent_list(list(data))
+
+    def as_str(dumper, data):
+        return dumper.represent_str(str(data))
+
+    def as_enum(dumper, data):
+        return dumper.represent_data(data.value)
+
+    Dumper.add_representer(tuple, as_list)
+    Dumper.add_representer(timedelta, as_str)
+    Dumper.add_multi_representer(enum.Enum, as_enum)
+    Dumper.add_multi_representer(os.PathLike, lambda d, v: d.represent_str(os.fspath(v)))
+    Dumper.add_multi_representer(object, as_str)  # last resort: never fail to print a config
+    return Dumper
+
+
+def dump_config(config: Dict[str, Any], header: Optional[str] = None) -> str:
+    """The config as YAML, keys in the order given, with an optional ``# comment`` header line."""
+    import yaml
+    text = yaml.dump(config, Dumper=_dumper_class(), sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return (f"# {header}\n" if header else "") + text
