@@ -43,15 +43,18 @@ def _init_args_from_frame(frame) -> dict:
     return args
 
 
-def _find_init_frame(start, obj):
-    # Walk out to the outermost __init__ of this object (a subclass's __init__ calling super().__init__ and then
-    # save_hyperparameters should see the most derived class's arguments).
-    frame, found = start, None
+def _init_args_of(start, obj) -> Optional[dict]:
+    """The arguments of every ``__init__`` of ``obj`` on the stack, merged (outer calls override inner ones), as
+    Lightning collects them: a subclass calling ``super().__init__(...)`` keeps its parent's arguments too."""
+    frame, merged, found = start, {}, False
     while frame is not None:
         if frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is obj:
-            found = frame
+            merged.update(_init_args_from_frame(frame))
+            found = True
+        elif found:
+            break
         frame = frame.f_back
-    return found
+    return merged if found else None
 
 
 class HyperparametersMixin:
@@ -75,12 +78,10 @@ class HyperparametersMixin:
             value = args[0]
             hp = dict(vars(value)) if hasattr(value, "__dict__") and not isinstance(value, dict) else dict(value)
         else:
-            if frame is None:
-                frame = _find_init_frame(inspect.currentframe().f_back, self)
-            if frame is None:
+            init_args = _init_args_of(frame or inspect.currentframe().f_back, self)
+            if init_args is None:
                 raise RuntimeError("save_hyperparameters() must be called from an __init__ method, or be given the "
                                    "hyperparameters (names, a dict or a Namespace)")
-            init_args = _init_args_from_frame(frame)
             if args:
                 missing = [a for a in args if a not in init_args]
                 if missing:

@@ -59,7 +59,9 @@ def test_backbone_finetuning_schedule(tmp_path):
                            callbacks=[callback, LambdaCallback(on_train_epoch_start=record)])
     model = WithBackbone()
     start = model.backbone[0].weight.detach().numpy().copy()
-    trainer.fit(model, loader())
+    # the BatchNorm of the backbone stayed trainable (train_bn=True), so it is already in the first group
+    with pytest.warns(UserWarning, match="already exist within another group"):
+        trainer.fit(model, loader())
     # epoch 1: backbone at 0.1 * 0.1; then doubled each epoch (lambda 2.0), never above the head's 0.1
     assert [lrs for lrs, _ in seen] == [[0.1], pytest.approx([0.1, 0.01]), pytest.approx([0.1, 0.02]),
                                         pytest.approx([0.1, 0.04])]
@@ -67,9 +69,9 @@ def test_backbone_finetuning_schedule(tmp_path):
     assert not np.array_equal(seen[2][1], start)
     state = callback.state_dict()
     assert state["previous_backbone_lr"] == pytest.approx(0.04)
-    assert [len(g["params"]) for g in state["internal_optimizer_metadata"][0]] == [2, 4]
-    assert state["internal_optimizer_metadata"][0][1]["params"] == ["backbone.0.weight", "backbone.0.bias",
-                                                                  "backbone.1.weight", "backbone.1.bias"]
+    groups = state["internal_optimizer_metadata"][0]
+    assert groups[0]["params"] == ["backbone.1.weight", "backbone.1.bias", "head.weight", "head.bias"]
+    assert groups[1]["params"] == ["backbone.0.weight", "backbone.0.bias"]
 
 
 def test_backbone_is_required(tmp_path):
@@ -89,7 +91,10 @@ def test_backbone_is_required(tmp_path):
 
 def test_resume_after_the_backbone_was_unfrozen(tmp_path):
     """The param-group layout is rebuilt from the checkpoint before the optimizer state is loaded (Lightning loads
-    optimizer states after ``on_fit_start``, where BaseFinetuning restores the groups)."""
+    optimizer states after ``on_fit_start``, where BaseFinetuning restores the groups).
+
+    FAILS until Trainer._run restores the training state after the ``on_fit_start`` hooks (see the helper's report):
+    today the optimizer state (2 groups) is loaded into the freshly configured optimizer (1 group) first."""
     def run(max_epochs, ckpt_path=None):
         em.seed_everything(0)
         trainer = make_trainer(tmp_path, max_epochs=max_epochs,
@@ -99,8 +104,10 @@ def test_resume_after_the_backbone_was_unfrozen(tmp_path):
         trainer.fit(model, loader(), ckpt_path=ckpt_path)
         return trainer, model
 
-    ref_trainer, reference = run(4)
-    run(2)  # stops after epoch 1, when the backbone group exists
+    with pytest.warns(UserWarning, match="already exist"):
+        ref_trainer, reference = run(4)
+    with pytest.warns(UserWarning, match="already exist"):
+        run(2)  # stops after epoch 1, when the backbone group exists
     trainer, resumed = run(4, ckpt_path="last")
     assert [g["lr"] for g in trainer.optimizers[0].param_groups] == \
         pytest.approx([g["lr"] for g in ref_trainer.optimizers[0].param_groups])
