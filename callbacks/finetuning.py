@@ -51,18 +51,31 @@ class BaseFinetuning(Callback):
         super().__init__()
         self._internal_optimizer_metadata: Dict[int, List[Dict[str, Any]]] = {}
         self._restarting = False
+        self._module = None
+        self._frozen_state: Optional[Dict[str, Dict[str, bool]]] = None
 
     def state_dict(self) -> Dict[str, Any]:
-        """The optimizers' parameter groups, with parameters named (not referenced)."""
-        return {"internal_optimizer_metadata": self._internal_optimizer_metadata}
+        """The optimizers' parameter groups (parameters by name) and which parameters and BatchNorm layers were
+        frozen, so a resumed run continues with the same layers trainable."""
+        state: Dict[str, Any] = {"internal_optimizer_metadata": self._internal_optimizer_metadata}
+        if self._module is not None:
+            bn = _batch_norm_cls()
+            state["requires_grad"] = {n: bool(p.requires_grad) for n, p in self._module.named_parameters()}
+            state["track_running_stats"] = {n: bool(m.track_running_stats) for n, m in self._module.named_modules()
+                                            if isinstance(m, bn)}
+        return state
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self._restarting = True
         metadata = state_dict.get("internal_optimizer_metadata", state_dict)
         self._internal_optimizer_metadata = {int(k): v for k, v in metadata.items()}
+        if "requires_grad" in state_dict:
+            self._frozen_state = {"requires_grad": dict(state_dict["requires_grad"]),
+                                  "track_running_stats": dict(state_dict.get("track_running_stats", {}))}
 
     def on_fit_start(self, trainer, pl_module) -> None:
-        # after a restart, rebuild the param groups the previous run had added, so the optimizer state fits them
+        # after a restart, rebuild the param groups the previous run had added, so the optimizer state fits them,
+        # and unfreeze what the previous run had unfrozen (setup froze it again)
         if not self._restarting:
             return
         named = dict(pl_module.named_parameters())
@@ -71,6 +84,15 @@ class BaseFinetuning(Callback):
             if groups is not None:
                 optimizer = getattr(optimizer, "optimizer", optimizer)
                 optimizer.param_groups = self._apply_mapping_to_param_groups(groups, named)
+        if self._frozen_state is not None:
+            for name, flag in self._frozen_state["requires_grad"].items():
+                if name in named:
+                    named[name].requires_grad = flag
+            modules = dict(pl_module.named_modules())
+            for name, flag in self._frozen_state["track_running_stats"].items():
+                if name in modules:
+                    modules[name].track_running_stats = flag
+            self._frozen_state = None
         self._restarting = False
 
     # ------------------------------------------------------------------------------------------ module tools
@@ -160,6 +182,7 @@ class BaseFinetuning(Callback):
 
     # ------------------------------------------------------------------------------------------------ hooks
     def setup(self, trainer, pl_module, stage: str) -> None:
+        self._module = pl_module
         self.freeze_before_training(pl_module)
 
     @staticmethod
@@ -245,8 +268,7 @@ class BackboneFinetuning(BaseFinetuning):
         self.previous_backbone_lr: Optional[float] = None
 
     def state_dict(self) -> Dict[str, Any]:
-        return {"internal_optimizer_metadata": self._internal_optimizer_metadata,
-                "previous_backbone_lr": self.previous_backbone_lr}
+        return {**super().state_dict(), "previous_backbone_lr": self.previous_backbone_lr}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self.previous_backbone_lr = state_dict["previous_backbone_lr"]

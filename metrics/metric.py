@@ -94,8 +94,11 @@ def _wrap_compute(compute):
             return d["_computed"]
         d["_in_compute"] = True
         try:
-            with self.sync_context(dist_sync_fn=d["dist_sync_fn"], should_sync=d["_to_sync"],
-                                   should_unsync=d["_should_unsync"]):
+            if d["_to_sync"]:
+                with self.sync_context(dist_sync_fn=d["dist_sync_fn"], should_sync=True,
+                                       should_unsync=d["_should_unsync"]):
+                    value = _clone_output(_squeeze_if_scalar(compute(self, *args, **kwargs)))
+            else:  # no sync wanted (e.g. the batch value in forward): skip the context machinery
                 value = _clone_output(_squeeze_if_scalar(compute(self, *args, **kwargs)))
         finally:
             d["_in_compute"] = False
@@ -370,34 +373,42 @@ class Metric(Module):
         return batch_value
 
     def _reduce_states(self, incoming_state: dict) -> None:
-        """Merge ``incoming_state`` (another accumulation of the same metric) into the current states."""
-        from ember.core import cat, maximum, minimum, stack
+        """Merge ``incoming_state`` (another accumulation of the same metric) into the current states.
+
+        Runs without autograd, so the built-in reductions work on the arrays directly.
+        """
         d = self.__dict__
         for attr in d["_defaults"]:
             local_state = d[attr]
             global_state = incoming_state[attr]
             reduce_fn = d["_reductions"][attr]
-            if reduce_fn is dim_zero_sum:
-                reduced = global_state + local_state
-            elif reduce_fn is dim_zero_mean:
-                n = d["_update_count"]
-                reduced = ((n - 1) * global_state + local_state).float() / n
-            elif reduce_fn is dim_zero_max:
-                reduced = maximum(global_state, local_state)
-            elif reduce_fn is dim_zero_min:
-                reduced = minimum(global_state, local_state)
-            elif reduce_fn is dim_zero_cat:
-                if isinstance(global_state, Tensor):
-                    reduced = cat([global_state.reshape(-1) if global_state.ndim == 0 else global_state,
-                                   local_state.reshape(-1) if local_state.ndim == 0 else local_state])
+            if isinstance(global_state, Tensor):
+                g, loc = global_state._data, local_state._data
+                xp = global_state._xp
+                if reduce_fn is dim_zero_sum:
+                    reduced = wrap(g + loc)
+                elif reduce_fn is dim_zero_mean:
+                    n = d["_update_count"]
+                    kind_float = g.dtype.kind == "f" and loc.dtype.kind == "f"
+                    mean = ((n - 1) * g + loc) / n
+                    reduced = wrap(mean if kind_float else mean.astype(d["_dtype"].np))
+                elif reduce_fn is dim_zero_max:
+                    reduced = wrap(xp.maximum(g, loc))
+                elif reduce_fn is dim_zero_min:
+                    reduced = wrap(xp.minimum(g, loc))
+                elif reduce_fn is dim_zero_cat:
+                    reduced = wrap(xp.concatenate([g.reshape(-1) if g.ndim == 0 else g,
+                                                   loc.reshape(-1) if loc.ndim == 0 else loc]))
+                elif reduce_fn is None:
+                    reduced = wrap(xp.stack([g, loc]))
+                elif callable(reduce_fn):
+                    reduced = reduce_fn(wrap(xp.stack([g, loc])))
                 else:
-                    reduced = list(global_state) + list(local_state)
-            elif reduce_fn is None and isinstance(global_state, Tensor):
-                reduced = stack([global_state, local_state])
-            elif reduce_fn is None and isinstance(global_state, list):
-                reduced = _flatten([global_state, local_state])
+                    raise TypeError(f"Unsupported reduce_fn: {reduce_fn}")
+            elif reduce_fn is dim_zero_cat or reduce_fn is None:
+                reduced = list(global_state) + list(local_state)
             elif callable(reduce_fn):
-                reduced = reduce_fn(stack([global_state, local_state]))
+                reduced = reduce_fn(list(global_state) + list(local_state))
             else:
                 raise TypeError(f"Unsupported reduce_fn: {reduce_fn}")
             d[attr] = reduced
@@ -487,6 +498,8 @@ class Metric(Module):
         """
         if self._is_synced and should_sync:
             raise MetricsUserError("The Metric has already been synced.")
+        if not should_sync:
+            return
         if distributed_available is None:
             distributed_available = self.distributed_available_fn
         is_distributed = distributed_available() if callable(distributed_available) else False

@@ -23,6 +23,9 @@ def _reduced_shape(shape, dims):
 
 def expand_reduced(grad: Tensor, in_shape, dims, keepdim) -> Tensor:
     """Broadcast a reduction's gradient back to the input's shape."""
+    if not grad._requires_grad and (keepdim or len(dims) == len(in_shape) or not dims):
+        # the common full reduction without create_graph: one broadcast, no shape bookkeeping
+        return wrap(grad._xp.broadcast_to(grad._data, in_shape))
     if not keepdim and dims:
         grad = grad.reshape(_reduced_shape(in_shape, dims))
     return grad.expand(in_shape)

@@ -20,13 +20,11 @@ def float_dtype(*arrays):
 
 def safe_divide(num, denom, zero_division: float = 0.0, xp=np):
     """``num / denom`` elementwise, with ``zero_division`` wherever ``denom`` is 0 (never a warning or a NaN)."""
-    dtype = float_dtype(num, denom) if hasattr(num, "dtype") and hasattr(denom, "dtype") else np.float32
-    num = xp.asarray(num, dtype=dtype)
-    denom = xp.asarray(denom, dtype=dtype)
-    zero = denom == 0
-    out = num / xp.where(zero, 1, denom)
-    if zero.any():
-        out = xp.where(zero, xp.asarray(zero_division, dtype=dtype), out)
+    num = xp.asarray(num)
+    denom = xp.asarray(denom)
+    dtype = np.float64 if (num.dtype == np.float64 or denom.dtype == np.float64) else np.float32
+    out = xp.full(np.broadcast_shapes(num.shape, denom.shape), zero_division, dtype=dtype)
+    xp.divide(num, denom, out=out, where=denom != 0, casting="unsafe")
     return out
 
 

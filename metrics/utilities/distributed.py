@@ -15,15 +15,21 @@ from ember.core.tensor import Tensor
 __all__ = ["distributed_available", "gather_all_tensors", "get_dist_module"]
 
 
+_DIST = []  # the looked-up module (or None), cached after the first call
+
+
 def get_dist_module():
     """``ember.core.distributed`` if it provides the process-group API, else ``None``."""
+    if _DIST:
+        return _DIST[0]
     try:
         from ember.core import distributed as dist
     except ImportError:  # pragma: no cover - the package is part of core
-        return None
+        dist = None
     needed = ("is_available", "is_initialized", "get_world_size", "all_gather")
-    if not all(hasattr(dist, name) for name in needed):
-        return None
+    if dist is not None and not all(hasattr(dist, name) for name in needed):
+        dist = None
+    _DIST.append(dist)
     return dist
 
 

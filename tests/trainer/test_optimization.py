@@ -261,6 +261,11 @@ def test_save_hyperparameters_variants():
             super().__init__()
             self.save_hyperparameters("a")
 
+    class Child(Classifier):
+        def __init__(self, extra=7):
+            super().__init__(lr=0.2)
+
+    assert dict(Child().hparams) == {"lr": 0.2, "features": 4, "extra": 7}
     assert dict(Model(1, c="y").hparams) == {"a": 1, "b": 2, "c": "y"}
     assert Model(1).hparams.b == 2
     assert dict(Named(5).hparams) == {"a": 5}

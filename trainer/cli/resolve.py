@@ -156,8 +156,7 @@ class ClassResolver:
         if not inspect.isclass(cls):
             raise ConfigError(f"'{class_path}' ({key}) is a {type(cls).__name__}, not a class", where=where)
         if base is not None and not issubclass(cls, base):
-            raise ConfigError(f"'{class_path}' ({key}) is not a {base.__name__}: a {key.split('.')[0]} must "
-                              f"subclass {base.__module__.split('.')[0]}.{base.__name__}", where=where)
+            raise ConfigError(f"'{class_path}' ({key}) is not a subclass of {base.__name__}", where=where)
         return cls
 
     def _foreign(self, class_path: str, group: Optional[str]):
@@ -195,7 +194,7 @@ class ClassResolver:
         close = suggest(name, known)
         hint = f"; did you mean '{close}'?" if close else ""
         what = f"one of ember's {group.replace('_', ' ')}" if group else "one of ember's classes"
-        raise ConfigError(f"cannot resolve {key} '{name}': it is not a dotted import path (module.Class) and not "
+        raise ConfigError(f"cannot resolve '{name}' ({key}): it is not a dotted import path (module.Class) and not "
                           f"{what}{hint}", where=where)
 
     def _import(self, class_path: str, where, key):
@@ -211,10 +210,10 @@ class ClassResolver:
                 missing = exc.name or ""
                 if module_name == missing or module_name.startswith(missing + "."):
                     continue  # maybe a class nested in a shorter module path
-                raise ConfigError(f"cannot import {key} '{class_path}': importing module '{module_name}' failed: "
+                raise ConfigError(f"cannot import '{class_path}' ({key}): importing module '{module_name}' failed: "
                                   f"{type(exc).__name__}: {exc}{_where_raised(exc)}", where=where) from exc
             except Exception as exc:
-                raise ConfigError(f"cannot import {key} '{class_path}': importing module '{module_name}' failed: "
+                raise ConfigError(f"cannot import '{class_path}' ({key}): importing module '{module_name}' failed: "
                                   f"{type(exc).__name__}: {exc}{_where_raised(exc)}", where=where) from exc
             obj = module
             for i, attr in enumerate(parts[cut:]):
@@ -224,11 +223,8 @@ class ClassResolver:
                     close = suggest(attr, names)
                     hint = f"; did you mean '{close}'?" if close else ""
                     kind = "module" if inspect.ismodule(obj) else "class"
-                    raise ConfigError(f"cannot import {key} '{class_path}': {kind} '{owner}' has no attribute "
+                    raise ConfigError(f"cannot import '{class_path}' ({key}): {kind} '{owner}' has no attribute "
                                       f"'{attr}'{hint}", where=where)
                 obj = getattr(obj, attr)
             return obj
-        top = parts[0]
-        looked = ", ".join(self.search_dirs[:2])
-        raise ConfigError(f"cannot import {key} '{class_path}': no module named '{top}' (looked in {looked} and "
-                          "the installed packages)", where=where)
+        raise ConfigError(f"cannot import '{class_path}' ({key}): no module named '{parts[0]}'", where=where)
