@@ -1,10 +1,10 @@
 """Checkpoint save/load speed: a 10M-parameter model with Adam state, against ``np.savez``/``np.load`` of the same
 arrays (the same bytes on disk, no safety, no atomicity). Target: each ratio <= 1.5.
 
-    python benchmarks/checkpoint.py [--params 10_000_000] [--repeat 5]
+    python benchmarks/checkpoint.py [--params 10_000_000] [--repeat 9]
 
-Both sides write to the same directory and read back every array into memory; the best of ``--repeat`` runs is
-reported. The ember side is the real path: ``Trainer.save_checkpoint``'s writer (temporary file, fsync, rename) and
+Both sides write to the same directory and read back every array into memory; the median of ``--repeat`` runs
+(alternating the two sides) is reported. The ember side is the real path: ``Trainer.save_checkpoint``'s writer (temporary file, fsync, rename) and
 ``load_checkpoint`` (manifest check, CRC check of every array). For fairness the NumPy side also fsyncs.
 """
 from __future__ import annotations
@@ -62,19 +62,21 @@ def _fsync(path):
         os.close(fd)
 
 
-def best_of(fn, repeat):
-    times = []
+def timed_pair(ours, base, repeat):
+    """Median times of ``ours`` and ``base``, run alternately so that drift in the machine hits both alike."""
+    t_ours, t_base = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for fn, out in ((base, t_base), (ours, t_ours)):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return float(np.median(t_ours)), float(np.median(t_base))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--params", type=int, default=10_000_000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--dir", default=None, help="where to write (default: a temporary directory)")
     args = parser.parse_args()
 
@@ -104,11 +106,10 @@ def main():
         for name, ours, base in (("save", em_save, np_save), ("load", em_load, np_load)):
             base()  # warm the page cache and the file system on both sides
             ours()
-            t_base = best_of(base, args.repeat)
-            t_ours = best_of(ours, args.repeat)
+            t_ours, t_base = timed_pair(ours, base, args.repeat)
             rows.append((name, t_ours, t_base, t_ours / t_base))
         print(f"checkpoint of {total / 1e6:.1f}M parameters + Adam state: {len(arrays)} arrays, "
-              f"{nbytes / 2**20:.0f} MiB (best of {args.repeat})")
+              f"{nbytes / 2**20:.0f} MiB (median of {args.repeat}, alternating runs)")
         print(f"{'op':<6}{'ember (s)':>12}{'numpy (s)':>12}{'ratio':>8}  target")
         for name, ours, base, ratio in rows:
             flag = "ok" if ratio <= 1.5 else "SLOW"

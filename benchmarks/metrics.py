@@ -20,7 +20,7 @@ import ember as em
 from ember.metrics import MeanSquaredError, MulticlassAccuracy
 
 
-def best(fn, number, repeat=7):
+def best(fn, number, repeat=5):
     """Best time per call in seconds."""
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
 
@@ -32,7 +32,7 @@ def _inputs(batch=128, classes=10):
     return logits, target
 
 
-def update_vs_numpy(number=5000):
+def update_vs_numpy(number=3000):
     logits, target = _inputs()
     classes = logits.shape[1]
     state = {k: np.zeros(classes, np.int64) for k in ("tp", "fp", "tn", "fn")}
@@ -66,7 +66,7 @@ def update_vs_numpy(number=5000):
     ]
 
 
-def forward_modes(number=3000):
+def forward_modes(number=2000):
     logits, target = _inputs()
     lt, tt = em.tensor(logits), em.tensor(target)
     rows = []

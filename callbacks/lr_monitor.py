@@ -20,7 +20,8 @@ class LearningRateMonitor(Callback):
 
     Args:
         logging_interval: ``"step"`` or ``"epoch"`` to log at that interval for every optimizer; ``None`` follows
-            each scheduler's own ``interval`` (optimizers without a scheduler are logged every step).
+            each scheduler's own ``interval`` (optimizers without a scheduler are logged at every step and epoch
+            start).
         log_momentum: also log the momentum (``betas[0]`` for Adam-style optimizers; 0 without momentum).
         log_weight_decay: also log the weight decay.
         log_key_prefix: a string put in front of every key (e.g. ``"optim/"`` gives ``optim/lr-Adam``).

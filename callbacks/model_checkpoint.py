@@ -425,7 +425,11 @@ class ModelCheckpoint(Checkpoint):
                 os.remove(linkpath)
             elif os.path.isdir(linkpath):
                 raise IsADirectoryError(f"Cannot link the last checkpoint to {linkpath!r}: it is a directory")
-            os.symlink(os.path.relpath(filepath, os.path.dirname(linkpath)), linkpath)
+            try:  # relative, so the directory can be moved
+                os.symlink(os.path.relpath(filepath, os.path.dirname(linkpath)), linkpath)
+            except OSError:  # no symlinks here (e.g. Windows without the privilege): a copy will do
+                import shutil
+                shutil.copy(filepath, linkpath)
         trainer.strategy.barrier()
 
     def _should_remove_checkpoint(self, trainer, previous: str, current: str) -> bool:

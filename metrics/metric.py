@@ -24,7 +24,7 @@ from ember.core.autograd.grad_mode import GRAD_ENABLED, no_grad
 from ember.core.nn.modules.module import Module
 from ember.core.tensor import Tensor
 
-from .utilities.data import (_flatten, apply_to_collection, dim_zero_cat, dim_zero_max, dim_zero_mean,
+from .utilities.data import (apply_to_collection, dim_zero_cat, dim_zero_max, dim_zero_mean,
                              dim_zero_min, dim_zero_sum, wrap)
 from .utilities.distributed import distributed_available, gather_all_tensors
 from .utilities.exceptions import MetricsUserError
@@ -225,6 +225,9 @@ class Metric(Module):
                 as it is for ``compute`` to handle).
             persistent (bool): whether the state is saved in ``state_dict``. Default: ``False``.
         """
+        if "_defaults" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}.add_state was called before Metric.__init__: call "
+                               "super().__init__() first in the metric's __init__")
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"Expected argument `name` of `add_state` to be a valid attribute name, got {name!r}")
         if not isinstance(default, (Tensor, list)) or (isinstance(default, list) and default):

@@ -55,6 +55,8 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
                                    f"has a shape of {out.shape}.")
             if not create_graph:
                 g = g.detach()
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out.dtype)  # PyTorch casts a gradient to its tensor's dtype
         grads.append(g)
     return grads
 
@@ -103,6 +105,8 @@ def _stealable(g) -> bool:
 
 
 def _accumulate(var, g, create_graph):
+    if g._data.dtype != var._data.dtype:
+        g = g.to(var.dtype)
     if var._hooks:
         for hook in tuple(var._hooks.values()):
             res = hook(g)
@@ -272,7 +276,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")
-        elif not create_graph and g.grad_fn is not None:
-            g = g.detach()
+        else:
+            if not create_graph and g.grad_fn is not None:
+                g = g.detach()
+            if g._data.dtype != t._data.dtype:
+                g = g.to(t.dtype)
         out.append(g)
     return tuple(out)

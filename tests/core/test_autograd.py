@@ -351,3 +351,10 @@ def test_data_property_reads_detached_and_assigns_in_place():
     w.data = em.tensor([5.0, 6.0])
     np.testing.assert_array_equal(w.detach().numpy(), [5.0, 6.0])
     assert w.requires_grad and w.is_leaf
+
+
+def test_gradients_take_the_dtype_of_their_tensor():
+    x = em.ones(2, dtype=em.float64, requires_grad=True)
+    (x * 2).backward(em.ones(2))  # a float32 gradient for a float64 output
+    assert x.grad.dtype == em.float64
+    assert em.autograd.grad((x * 2).sum(), x)[0].dtype == em.float64

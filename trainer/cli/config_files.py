@@ -214,11 +214,16 @@ def _dumper_class():
     def as_str(dumper, data):
         return dumper.represent_str(str(data))
 
+    def as_duration(dumper, data):
+        seconds = int(data.total_seconds())
+        days, rest = divmod(seconds, 86400)
+        return dumper.represent_str(f"{days:02d}:{rest // 3600:02d}:{rest % 3600 // 60:02d}:{rest % 60:02d}")
+
     def as_enum(dumper, data):
         return dumper.represent_data(data.value)
 
     Dumper.add_representer(tuple, as_list)
-    Dumper.add_representer(timedelta, as_str)
+    Dumper.add_representer(timedelta, as_duration)
     Dumper.add_multi_representer(enum.Enum, as_enum)
     Dumper.add_multi_representer(os.PathLike, lambda d, v: d.represent_str(os.fspath(v)))
     Dumper.add_multi_representer(object, as_str)  # last resort: never fail to print a config

@@ -89,14 +89,20 @@ class ConstantPadNdBackward0(Node):
 
 
 class ReflectionPadBackward0(ConstantPadNdBackward0):
+    """Backward of ``reflect`` padding."""
+
     __slots__ = ()
 
 
 class ReplicationPadBackward0(ConstantPadNdBackward0):
+    """Backward of ``replicate`` padding."""
+
     __slots__ = ()
 
 
 class CircularPadBackward0(ConstantPadNdBackward0):
+    """Backward of ``circular`` padding."""
+
     __slots__ = ()
 
 

@@ -84,10 +84,6 @@ def _cubic_matrix(n_in, n_out, scale, align_corners):
 
 
 # -------------------------------------------------------------------------------------- the separable resize op
-_NODE_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact", "linear": "UpsampleLinear",
-               "bilinear": "UpsampleBilinear", "bicubic": "UpsampleBicubic", "trilinear": "UpsampleTrilinear"}
-
-
 class UpsampleBackward0(Node):
     """Backward of resizing along one axis by matrix ``m``: the transposed matrix along the same axis."""
 

@@ -413,12 +413,12 @@ def _adjust_weights_safe_divide(score, average, multilabel, tp, fp, fn, top_k=1)
         return score
     if average == "weighted":
         weights = (tp + fn).astype(score.dtype)
-    else:
+    elif multilabel:
         weights = np.ones_like(score)
-        if not multilabel:
-            absent = (tp + fp + fn == 0) if top_k == 1 else (tp + fn == 0)
-            weights = np.where(absent, 0, weights).astype(score.dtype)
-    return safe_divide(weights * score, weights.sum(-1, keepdims=True)).sum(-1)
+    else:
+        absent = (tp + fp + fn == 0) if top_k == 1 else (tp + fn == 0)
+        weights = (~absent).astype(score.dtype)
+    return safe_divide((weights * score).sum(-1), weights.sum(-1))
 
 
 # ------------------------------------------------------------------------- shared front end of the score functions

@@ -1,0 +1,176 @@
+"""``trainer --help`` and ``trainer fit --help``: the groups and their arguments, with types, defaults and the text
+of the classes' docstrings."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+from typing import Dict, List, Optional
+
+from .signature import REQUIRED, Param, class_params, summary_line
+from .typecheck import describe, show_value
+
+__all__ = ["render_help", "TRAINER_FLAG_HELP"]
+
+# One line per Trainer flag, shown when the Trainer's docstring has no text for it.
+TRAINER_FLAG_HELP = {
+    "accelerator": "the hardware to run on: 'cpu' or 'auto' (NumPy on the CPU)",
+    "strategy": "how the work is spread over processes: 'auto', 'ddp', 'ddp_spawn' or a Strategy",
+    "devices": "how many processes (CPU devices) to use: an int, a list of ids, -1 for all cores, or 'auto'",
+    "num_nodes": "number of machines for distributed training",
+    "precision": "numeric precision: 64/'64-true', 32/'32-true', ...",
+    "logger": "true for the default TensorBoardLogger, false for none, or Logger class_path entries",
+    "callbacks": "Callback class_path/init_args entries (ModelCheckpoint, EarlyStopping, ...)",
+    "fast_dev_run": "run n (true: 1) batches of train, val and test to find bugs; no checkpoints or logs",
+    "max_epochs": "stop after this many epochs (1000 when neither max_epochs nor max_steps is set; -1: no limit)",
+    "min_epochs": "train at least this many epochs, even if early stopping asks to stop",
+    "max_steps": "stop after this many optimizer steps (-1: no limit)",
+    "min_steps": "train at least this many optimizer steps",
+    "max_time": "stop after this much time: 'DD:HH:MM:SS' or a mapping such as {hours: 1}",
+    "limit_train_batches": "train on this fraction (float) or number (int) of batches per epoch",
+    "limit_val_batches": "validate on this fraction (float) or number (int) of batches",
+    "limit_test_batches": "test on this fraction (float) or number (int) of batches",
+    "limit_predict_batches": "predict on this fraction (float) or number (int) of batches",
+    "overfit_batches": "train and validate on this fraction or number of the same training batches",
+    "val_check_interval": "validate every this fraction of an epoch (float) or number of batches (int)",
+    "check_val_every_n_epoch": "validate every n epochs (null: only by val_check_interval batches)",
+    "num_sanity_val_steps": "validation batches run before training to catch bugs (-1: all)",
+    "log_every_n_steps": "send step values to the loggers every n training steps",
+    "enable_checkpointing": "add a ModelCheckpoint when the callbacks have none",
+    "enable_progress_bar": "show the progress bar",
+    "enable_model_summary": "print the layer table when fit starts",
+    "accumulate_grad_batches": "sum the gradients of this many batches before each optimizer step",
+    "gradient_clip_val": "clip gradients at this value (null: no clipping)",
+    "gradient_clip_algorithm": "'norm' (the default) or 'value'",
+    "deterministic": "ask for deterministic algorithms (true or 'warn')",
+    "benchmark": "let the backend pick the fastest algorithms",
+    "inference_mode": "evaluate under inference mode (no autograd)",
+    "use_distributed_sampler": "wrap the loaders' samplers in a DistributedSampler when several processes run",
+    "profiler": "profile the run (not available in ember yet)",
+    "detect_anomaly": "turn on autograd anomaly detection",
+    "barebones": "turn off everything that costs time besides the loops (logging, checkpoints, progress)",
+    "plugins": "precision or checkpoint IO plugins (not supported in ember)",
+    "sync_batchnorm": "synchronize batch norm statistics across processes",
+    "reload_dataloaders_every_n_epochs": "ask the dataloaders again every n epochs (0: never)",
+    "default_root_dir": "where logs and checkpoints go when no logger or callback says otherwise (the working "
+                        "directory)",
+    "automatic_optimization": "override the module's automatic_optimization",
+    "enable_autolog_hparams": "send the module's and the datamodule's hyperparameters to the loggers",
+}
+
+_OPTIONS = [
+    ("-h, --help", "show this help (after a config file, also the model's and the data's arguments) and exit"),
+    ("--config FILE", "a YAML config; repeat it to merge several, the last one wins (a config file may also be "
+                      "given without --config)"),
+    ("--print_config", "print the fully resolved config, defaults filled in, and exit"),
+    ("--overwrite", "replace an existing config.yaml in the run's log directory"),
+    ("--debug", "show the Python traceback of errors"),
+]
+
+_SUBCOMMAND_HELP = {
+    "fit": "train the model (Trainer.fit)",
+    "validate": "run one validation epoch (Trainer.validate)",
+    "test": "run one test epoch (Trainer.test)",
+    "predict": "run prediction (Trainer.predict)",
+}
+
+
+def _width() -> int:
+    return max(60, min(110, shutil.get_terminal_size((100, 20)).columns))
+
+
+def _entry(lines: List[str], name: str, param: Param, doc: str = "") -> None:
+    width = _width()
+    kind = describe(param.annotation)
+    default = "required" if param.default is REQUIRED else f"default: {show_value(param.default)}"
+    head = f"  --{name}"
+    meta = f"{kind}; {default}" if kind != "any value" else default
+    lines.append(f"{head}  ({meta})")
+    text = doc or param.doc
+    if text:
+        lines.extend(textwrap.wrap(text, width=width, initial_indent=" " * 6, subsequent_indent=" " * 6))
+
+
+def _class_group(lines: List[str], prefix: str, cls, note: Optional[str] = None, skip=()) -> None:
+    summary = summary_line(cls)
+    from .resolve import canonical_path
+    lines.append(f"  {prefix}.class_path: {canonical_path(cls)}" + (f"  ({note})" if note else ""))
+    if summary:
+        lines.extend(textwrap.wrap(summary, width=_width(), initial_indent=" " * 6, subsequent_indent=" " * 6))
+    params, open_ended = class_params(cls)
+    for name, p in params.items():
+        if name in skip:
+            continue
+        _entry(lines, f"{prefix}.init_args.{name}", p)
+    if open_ended:
+        lines.append(f"      ({cls.__name__} also takes extra keyword arguments)")
+    if not params:
+        lines.append(f"      ({cls.__name__} takes no init_args)")
+
+
+def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model_cls=None, data_cls=None,
+                optimizer_cls=None, scheduler_cls=None) -> str:
+    """The help page. ``schema`` is a :class:`ConfigSchema`; the ``*_cls`` are the classes a given config names
+    (their ``__init__`` arguments are listed with their docstring text)."""
+    lines: List[str] = []
+    cmd = f"{prog} {subcommand}" if subcommand else prog
+    if subcommand or not subcommands:
+        lines.append(f"usage: {cmd} [CONFIG.yaml ...] [--config FILE] [--GROUP.KEY VALUE ...] [--print_config] "
+                     "[--overwrite] [--debug]")
+    else:
+        lines.append(f"usage: {prog} {{{','.join(subcommands)}}} [CONFIG.yaml ...] [--config FILE] "
+                     "[--GROUP.KEY VALUE ...] [--print_config] [--overwrite] [--debug]")
+    lines.append("")
+    if subcommand:
+        lines.append(f"{_SUBCOMMAND_HELP.get(subcommand, subcommand)}, as set by YAML configs and --KEY VALUE "
+                     "overrides (LightningCLI's format).")
+    else:
+        lines.append("Run a LightningModule from YAML configs and --KEY VALUE overrides (LightningCLI's format). "
+                     f"Example: {prog} fit config.yaml --trainer.max_epochs 3")
+    if subcommands and not subcommand:
+        lines += ["", "subcommands:"]
+        for name in subcommands:
+            lines.append(f"  {name:<10}{_SUBCOMMAND_HELP.get(name, '')}")
+    lines += ["", "options:"]
+    for flag, text in _OPTIONS:
+        lines.append(f"  {flag:<16}{text}")
+    lines += ["", "top level (--KEY VALUE or KEY: VALUE in a config):"]
+    for name, p in schema.run_params().items():
+        _entry(lines, name, p)
+    lines += ["", "trainer: the Trainer's flags (--trainer.KEY VALUE)"]
+    for name, p in schema.trainer_params().items():
+        _entry(lines, f"trainer.{name}", p, p.doc or TRAINER_FLAG_HELP.get(name, ""))
+    lines += ["", "model: the LightningModule (--model.class_path PATH, --model.init_args.KEY VALUE or --model.KEY "
+                  "VALUE)"]
+    if model_cls is not None:
+        _class_group(lines, "model", model_cls)
+    else:
+        lines.append(f"  name it with model.class_path (module.Class; a model.py beside the config is importable); "
+                     f"'{prog} {subcommand or 'fit'} CONFIG.yaml --help' then lists its init_args")
+    lines += ["", "data: the LightningDataModule, optional (--data.class_path PATH, --data.init_args.KEY VALUE)"]
+    if data_cls is not None:
+        _class_group(lines, "data", data_cls)
+    else:
+        lines.append("  name it with data.class_path; without it the model's own *_dataloader methods are used")
+    if schema.auto_configure_optimizers:
+        from .resolve import _group_names
+        lines += ["", "optimizer: used when the model does not define configure_optimizers (--optimizer CLASS, "
+                      "--optimizer.init_args.KEY VALUE)"]
+        if optimizer_cls is not None:
+            _class_group(lines, "optimizer", optimizer_cls, skip=("params",))
+        else:
+            names = [n for n in _group_names("optimizers") if n != "Optimizer"]
+            lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
+                                       subsequent_indent=" " * 4))
+        lines += ["", "lr_scheduler: wraps the optimizer (--lr_scheduler CLASS, --lr_scheduler.init_args.KEY "
+                      "VALUE; ReduceLROnPlateau also takes init_args.monitor)"]
+        if scheduler_cls is not None:
+            _class_group(lines, "lr_scheduler", scheduler_cls, skip=("optimizer",))
+        else:
+            names = [n for n in _group_names("lr_schedulers") if not n.startswith("_") and n != "LRScheduler"]
+            lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
+                                       subsequent_indent=" " * 4))
+    lines += ["", "callbacks and loggers: trainer.callbacks / trainer.logger entries take a class_path (short "
+                  "names: EarlyStopping, ModelCheckpoint, LearningRateMonitor, Timer, TensorBoardLogger, "
+                  "CSVLogger, ...) and init_args."]
+    lines += ["", "exit codes: 0 success, 1 the run failed, 2 a usage or config error."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,66 @@
+"""``SaveConfigCallback``: writes the resolved config into the run's log directory, so a run can be repeated."""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, Optional
+
+from ...callbacks.callback import Callback
+from .errors import ConfigError
+
+__all__ = ["SaveConfigCallback"]
+
+
+class SaveConfigCallback(Callback):
+    """Saves the fully resolved config as ``config.yaml`` in ``trainer.log_dir`` when the run starts (rank 0).
+
+    Args:
+        config: the resolved config (every default filled in).
+        config_filename: the file name inside the log directory.
+        overwrite: replace an existing file; without it an existing file is an error, so the config of an earlier
+            run is never lost.
+        input_files: the config files the run was started from; never overwritten, even with ``overwrite``.
+    """
+
+    def __init__(self, config: Dict[str, Any], config_filename: str = "config.yaml", overwrite: bool = False,
+                 input_files: Iterable[str] = ()) -> None:
+        self.config = config
+        self.config_filename = config_filename
+        self.overwrite = overwrite
+        self.input_files = [os.path.abspath(f) for f in input_files]
+        self.saved_path: Optional[str] = None
+        self._done = False
+
+    def setup(self, trainer, pl_module, stage: str) -> None:
+        """Write the config (once per CLI run)."""
+        if self._done:
+            return
+        log_dir = trainer.log_dir
+        path = os.path.join(log_dir, self.config_filename)
+        if trainer.is_global_zero:
+            self._check(path)
+            self.save_config(path)
+        self.saved_path = path
+        self._done = True
+
+    def _check(self, path: str) -> None:
+        shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+        if os.path.abspath(path) in self.input_files:
+            raise ConfigError(f"the resolved config would be saved to {shown}, which is the config this run was "
+                              "started from; set trainer.default_root_dir or enable a logger so that the run has "
+                              "its own log directory")
+        if os.path.exists(path) and not self.overwrite:
+            raise ConfigError(f"{shown} already exists (the config of an earlier run in the same log directory); "
+                              "pass --overwrite to replace it, or give the run another log directory "
+                              "(trainer.default_root_dir or the logger's version)")
+
+    def save_config(self, path: str) -> None:
+        """Write ``self.config`` to ``path`` atomically (override to also send it to a logger)."""
+        from ... import __version__
+        from .config_files import dump_config
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(dump_config(self.config, header=f"ember=={__version__}"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
