@@ -4,8 +4,9 @@ arrays (the same bytes on disk, no safety, no atomicity). Target: each ratio <= 
     python benchmarks/checkpoint.py [--params 10_000_000] [--repeat 9]
 
 Both sides write to the same directory and read back every array into memory; the median of ``--repeat`` runs
-(alternating the two sides) is reported. The ember side is the real path: ``Trainer.save_checkpoint``'s writer (temporary file, fsync, rename) and
-``load_checkpoint`` (manifest check, CRC check of every array). For fairness the NumPy side also fsyncs.
+(alternating the two sides) is reported. The ember side is the real path: ``Trainer.save_checkpoint``'s writer
+(temporary file, fsync, rename) and ``load_checkpoint`` (manifest check, CRC check of every array). For fairness the
+NumPy side also fsyncs (``np.load`` of an ``.npz`` checks the CRCs too).
 """
 from __future__ import annotations
 

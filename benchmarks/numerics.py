@@ -1,7 +1,8 @@
 """Numerics benchmark: em.fft, em.linalg, einsum/tensordot/kron, sorting and selection, complex ops.
 
 Each row times an ember function (grad mode off, inputs of at least 1e5 elements) against the bare NumPy call it
-wraps, measured in the same run, and prints the ratio ember / NumPy (target: <= 1.5x).
+wraps, measured in alternating rounds of the same run (single-threaded BLAS), and prints the ratio ember / NumPy
+(target: <= 1.5x).
 
     python benchmarks/numerics.py            # full table
     python benchmarks/numerics.py --quick    # fewer repeats
@@ -12,12 +13,17 @@ from the target.
 """
 from __future__ import annotations
 
+import os
 import sys
 import timeit
 
-import numpy as np
+# One BLAS thread on both sides: the ratios then measure ember's own cost instead of thread scheduling noise.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import ember as em
+import numpy as np  # noqa: E402  (after the thread settings)
+
+import ember as em  # noqa: E402
 
 RNG = np.random.default_rng(0)
 REPEAT = 4 if "--quick" in sys.argv else 12
