@@ -177,14 +177,17 @@ class ModelCheckpoint(Checkpoint):
 
     @property
     def every_n_epochs(self) -> int:
+        """Save every this many epochs (0: the epoch trigger is off)."""
         return self._every_n_epochs
 
     @property
     def every_n_train_steps(self) -> int:
+        """Save every this many optimizer steps (0: the step trigger is off)."""
         return self._every_n_train_steps
 
     @property
     def train_time_interval(self) -> Optional[timedelta]:
+        """Save when this much time has passed since the last save (None: off)."""
         return self._train_time_interval
 
     # ---------------------------------------------------------------------------------------------- hooks

@@ -210,11 +210,8 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
                  add_dataloader_idx: bool = True, batch_size: Optional[int] = None,
                  rank_zero_only: bool = False) -> None:
         """Log each item of a dict (or a ``MetricCollection``) with the same options as :meth:`log`."""
-        items = dictionary.items() if hasattr(dictionary, "items") else dictionary
-        is_collection = hasattr(dictionary, "_compute_and_reduce") or type(dictionary).__name__ == "MetricCollection"
-        for key, value in items:
-            if is_collection:
-                key = dictionary._prefix_key(key) if hasattr(dictionary, "_prefix_key") else key
+        # a MetricCollection's items() already carry its prefix/postfix
+        for key, value in dictionary.items():
             self.log(key, value, prog_bar=prog_bar, logger=logger, on_step=on_step, on_epoch=on_epoch,
                      reduce_fx=reduce_fx, enable_graph=enable_graph, sync_dist=sync_dist,
                      sync_dist_group=sync_dist_group, add_dataloader_idx=add_dataloader_idx, batch_size=batch_size,

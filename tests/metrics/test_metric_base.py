@@ -309,3 +309,12 @@ def test_warning_free_normal_use():
         warnings.simplefilter("error")
         m(em.tensor([0, 1, 2]), em.tensor([0, 1, 1]))
         m.compute()
+
+
+def test_add_state_before_super_init_says_what_to_do():
+    class Broken(Metric):
+        def __init__(self):
+            self.add_state("x", default=em.tensor(0))
+
+    with pytest.raises(RuntimeError, match=r"call super\(\).__init__\(\) first"):
+        Broken()

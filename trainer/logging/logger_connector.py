@@ -39,10 +39,14 @@ class LoggerConnector:
         self.epoch_end_reached = False
 
     def get_callback_metrics(self) -> Dict[str, Tensor]:
-        """``trainer.callback_metrics``: at the end of a training epoch it already holds the epoch values, so
+        """``trainer.callback_metrics``, computed on access as Lightning does: inside a training batch it holds the
+        values logged so far in that batch; at the end of a training epoch it already holds the epoch values, so
         callbacks and hooks in ``on_train_epoch_end`` can read (and monitor) them."""
         if self.epoch_end_reached:
             self.callback_metrics.update(self.train_results.metrics(on_step=False)["callback"])
+        elif self.current is self.train_results and self.train_results.batch is not None:
+            # inside a training batch: the values logged so far in this batch are visible right away
+            self.callback_metrics.update(self.train_results.metrics(on_step=True)["callback"])
         return self.callback_metrics
 
     # ------------------------------------------------------------------------------------------- self.log entry

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 
@@ -395,7 +397,6 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
 
 
 def _xp_of(a):
-    import numpy as np
     if type(a) is np.ndarray:
         return np
     from ...device import array_module

@@ -1,0 +1,4 @@
+"""Placeholder replaced below."""
+class Join: pass
+class Joinable: pass
+class JoinHook: pass
