@@ -22,13 +22,16 @@ class ProgressBar(Callback):
         self._enabled = True
 
     def enable(self) -> None:
+        """Show the bar again."""
         self._enabled = True
 
     def disable(self) -> None:
+        """Hide the bar (e.g. on processes other than rank zero)."""
         self._enabled = False
 
     @property
     def is_enabled(self) -> bool:
+        """Whether the bar is shown."""
         return self._enabled
 
     def get_metrics(self, trainer, pl_module) -> Dict[str, Any]:
@@ -68,6 +71,7 @@ class TQDMProgressBar(ProgressBar):
 
     @property
     def is_enabled(self) -> bool:
+        """Whether the bar is shown (``refresh_rate=0`` hides it)."""
         return self._enabled and self.refresh_rate > 0
 
     # ---------------------------------------------------------------------------------------------- bar life

@@ -66,6 +66,7 @@ class Generator:
     # numpy Generator used by the random ops
     @property
     def np(self) -> np.random.Generator:
+        """The NumPy generator that the random ops draw from."""
         return self._np
 
 

@@ -49,6 +49,7 @@ class TrainerStatus(str, Enum):
 
     @property
     def stopped(self) -> bool:
+        """True once the run has finished or been interrupted."""
         return self in (TrainerStatus.FINISHED, TrainerStatus.INTERRUPTED)
 
 
@@ -62,8 +63,10 @@ class TrainerState:
 
     @property
     def finished(self) -> bool:
+        """True if the last run completed normally."""
         return self.status == TrainerStatus.FINISHED
 
     @property
     def stopped(self) -> bool:
+        """True if the last run finished or was interrupted."""
         return self.status.stopped

@@ -265,10 +265,12 @@ class Trainer:
 
     @property
     def max_epochs(self) -> Optional[int]:
+        """The maximum number of epochs (-1 for no limit)."""
         return self.fit_loop.max_epochs
 
     @property
     def min_epochs(self) -> Optional[int]:
+        """The minimum number of epochs before early stopping may end the run."""
         return self.fit_loop.min_epochs
 
     @property
@@ -283,34 +285,42 @@ class Trainer:
 
     @property
     def validating(self) -> bool:
+        """True while a validation loop runs."""
         return self.state.stage == RunningStage.VALIDATING
 
     @property
     def testing(self) -> bool:
+        """True while the test loop runs."""
         return self.state.stage == RunningStage.TESTING
 
     @property
     def predicting(self) -> bool:
+        """True while the predict loop runs."""
         return self.state.stage == RunningStage.PREDICTING
 
     @property
     def interrupted(self) -> bool:
+        """True if the last run was interrupted (Ctrl-C or an exception)."""
         return self.state.status == TrainerStatus.INTERRUPTED
 
     @property
     def global_rank(self) -> int:
+        """This process's rank among all processes."""
         return self.strategy.global_rank
 
     @property
     def local_rank(self) -> int:
+        """This process's rank on its machine."""
         return self.strategy.local_rank
 
     @property
     def node_rank(self) -> int:
+        """The index of this process's machine."""
         return self.strategy.node_rank
 
     @property
     def world_size(self) -> int:
+        """The number of processes."""
         return self.strategy.world_size
 
     @property
@@ -320,10 +330,12 @@ class Trainer:
 
     @property
     def model(self):
+        """The LightningModule being run (same as ``lightning_module``)."""
         return self.lightning_module
 
     @property
     def precision(self) -> str:
+        """The precision the strategy uses (``"32-true"`` or ``"64-true"``)."""
         return self.strategy.precision
 
     @property
@@ -351,6 +363,7 @@ class Trainer:
 
     @property
     def callbacks(self) -> List[Any]:
+        """The callbacks, in the order they are called (checkpointing last)."""
         return self._callbacks
 
     @callbacks.setter
@@ -363,6 +376,7 @@ class Trainer:
 
     @property
     def checkpoint_callbacks(self) -> List[Any]:
+        """All checkpoint callbacks (``ModelCheckpoint`` and subclasses)."""
         return self._callbacks_of("Checkpoint")
 
     @property
@@ -373,35 +387,42 @@ class Trainer:
 
     @property
     def early_stopping_callbacks(self) -> List[Any]:
+        """All ``EarlyStopping`` callbacks."""
         return self._callbacks_of("EarlyStopping")
 
     @property
     def early_stopping_callback(self):
+        """The first ``EarlyStopping`` callback, or None."""
         cbs = self.early_stopping_callbacks
         return cbs[0] if cbs else None
 
     @property
     def progress_bar_callback(self):
+        """The progress bar callback, or None."""
         cbs = self._callbacks_of("ProgressBar")
         return cbs[0] if cbs else None
 
     @property
     def lr_schedulers(self) -> List[Any]:
+        """The learning-rate schedulers from ``configure_optimizers``."""
         return [c.scheduler for c in self.lr_scheduler_configs]
 
     @property
     def val_dataloaders(self):
+        """The validation dataloader(s) of the current run."""
         loaders = self.validate_loop._loaders if self.state.fn != TrainerFn.FITTING else \
             self.fit_loop.epoch_loop.val_loop._loaders
         return loaders[0] if len(loaders) == 1 else loaders
 
     @property
     def test_dataloaders(self):
+        """The test dataloader(s) of the current run."""
         loaders = self.test_loop._loaders
         return loaders[0] if len(loaders) == 1 else loaders
 
     @property
     def predict_dataloaders(self):
+        """The predict dataloader(s) of the current run."""
         loaders = self.predict_loop._loaders
         return loaders[0] if len(loaders) == 1 else loaders
 
@@ -418,14 +439,17 @@ class Trainer:
 
     @property
     def num_sanity_val_batches(self) -> List[float]:
+        """Batches per validation loader that the sanity check runs."""
         return self.fit_loop.epoch_loop.val_loop.batch_counts(RunningStage.SANITY_CHECKING)
 
     @property
     def num_test_batches(self) -> List[float]:
+        """Batches per test loader under ``limit_test_batches``."""
         return self.test_loop.batch_counts(RunningStage.TESTING)
 
     @property
     def num_predict_batches(self) -> List[float]:
+        """Batches per predict loader under ``limit_predict_batches``."""
         return self._data_connector.batch_counts(self.predict_loop._loaders, RunningStage.PREDICTING)
 
     @property

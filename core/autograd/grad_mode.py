@@ -46,6 +46,7 @@ class _GradModeContext:
         return wrapper
 
     def clone(self):
+        """A fresh context manager of the same kind (for re-entrant decorator use)."""
         return type(self)()
 
 
@@ -78,6 +79,7 @@ class set_grad_enabled(_GradModeContext):
         return self
 
     def clone(self):
+        """A fresh context manager with the same mode (for re-entrant decorator use)."""
         return set_grad_enabled(self._mode)
 
 
@@ -107,4 +109,5 @@ class inference_mode(_GradModeContext):
         return super().__call__(func)
 
     def clone(self):
+        """A fresh context manager with the same mode (for re-entrant decorator use)."""
         return inference_mode(self._enabled)

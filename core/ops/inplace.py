@@ -76,16 +76,14 @@ def _div_(self, other, *, rounding_mode=None):
     return apply_inplace(self, _ar.div, other, rounding_mode=rounding_mode)
 
 
+_add_.__doc__ = "In-place version of :meth:`add`: ``self += alpha * other``."
+_sub_.__doc__ = "In-place version of :meth:`sub`: ``self -= alpha * other``."
+_div_.__doc__ = "In-place version of :meth:`div`."
 Tensor.add_ = _add_
 Tensor.sub_ = Tensor.subtract_ = _sub_
 Tensor.mul_ = Tensor.multiply_ = _make_binary_inplace("mul_", _ar.mul, np.multiply)
 Tensor.div_ = Tensor.divide_ = Tensor.true_divide_ = _div_
 Tensor.pow_ = _make_binary_inplace("pow_", _ar.pow, np.power)
-Tensor.remainder_ = lambda self, other: apply_inplace(self, _ar.remainder, other)
-Tensor.floor_divide_ = lambda self, other: apply_inplace(self, _ar.floor_divide, other)
-Tensor.fmod_ = lambda self, other: apply_inplace(self, _ar.fmod, other)
-Tensor.neg_ = Tensor.negative_ = lambda self: apply_inplace(self, _ar.neg)
-Tensor.abs_ = Tensor.absolute_ = lambda self: apply_inplace(self, _ar.abs)
 
 
 def _method_inplace(name):
@@ -98,7 +96,7 @@ def _method_inplace(name):
     return method
 
 
-for _name in ("exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
+for _name in ("remainder", "floor_divide", "fmod", "neg", "negative", "abs", "absolute", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
               "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "floor", "ceil", "round", "trunc", "frac",
               "sign", "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "relu", "lerp", "atan2", "erf",
               "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",

@@ -170,32 +170,45 @@ def merge_into(base: Dict[str, Any], base_origins: Origins, new: Dict[str, Any],
                 base_origins[k] = where
 
 
+def _bad_index(path: Path, i: int, n: int) -> str:
+    entries = "1 entry" if n == 1 else f"{n} entries"
+    return (f"no entry {path[i]!r} in '{format_key(path[:i])}' (for --{'.'.join(map(str, path))}): it is a list of "
+            f"{entries}, indexed from 0")
+
+
 def set_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, where: str) -> None:
     """Set ``config[path[0]][path[1]]... = value`` (a ``--a.b.c value`` override), creating mappings on the way.
 
     A section given as a bare class name (``model: model.Net``) becomes ``{class_path: model.Net}`` so that
-    ``--model.init_args.lr`` can be added to it.
+    ``--model.init_args.lr`` can be added to it; a number steps into a list (``--trainer.callbacks.0.init_args.x``).
     """
-    node = config
+    path = tuple(int(p) if isinstance(p, str) and p.isdigit() else p for p in path)
+    node: Any = config
     for i, part in enumerate(path[:-1]):
-        nxt = node.get(part) if isinstance(node, dict) else None
-        if isinstance(nxt, list):
-            raise ConfigError(f"'--{format_key(path)}' reaches into the list '{format_key(path[:i + 1])}': give the "
-                              f"whole list instead, e.g. --{format_key(path[:i + 1])}='[...]'", where=where)
-        if isinstance(nxt, str) and path[i + 1] in ("init_args", "class_path", "dict_kwargs") or \
-                isinstance(nxt, str) and i == 0:
+        if isinstance(node, list):
+            if not isinstance(part, int) or not 0 <= part < len(node):
+                raise ConfigError(_bad_index(path, i, len(node)), where=where)
+            nxt = node[part]
+        else:
+            nxt = node.get(part)
+        if isinstance(nxt, str) and (i == 0 or path[i + 1] in ("init_args", "class_path", "dict_kwargs")):
             nxt = {"class_path": nxt}
-            node[part] = nxt
+        elif isinstance(nxt, list) and isinstance(path[i + 1], int):
+            pass
         elif not isinstance(nxt, dict):
             nxt = {}
-            node[part] = nxt
+        node[part] = nxt
         node = nxt
     last = path[-1]
-    if isinstance(value, dict) and isinstance(node.get(last), dict):
+    if isinstance(node, list):
+        if not isinstance(last, int) or not 0 <= last < len(node):
+            raise ConfigError(_bad_index(path, len(path) - 1, len(node)), where=where)
+        node[last] = value
+    elif isinstance(value, dict) and isinstance(node.get(last), dict):
         merge_into(node[last], origins, value, {}, tuple(path))
     else:
         node[last] = value
-        _drop_origins(origins, tuple(path))
+    _drop_origins(origins, tuple(path))
     origins[tuple(path)] = where
 
 

@@ -71,14 +71,17 @@ def _group_of(base: type) -> Optional[str]:
 
 
 def _where_raised(exc: BaseException) -> str:
-    """`` (file.py:LINE)`` of the innermost frame outside ember's own packages, else of the innermost frame."""
+    """`` (file.py:LINE)`` of the innermost frame of the user's code ('' when ember itself raised: its messages name
+    the argument already)."""
+    import os
     frames = traceback.extract_tb(exc.__traceback__)
     if not frames:
         return ""
-    import os
     ember_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    user = [f for f in frames if not os.path.abspath(f.filename).startswith(ember_root + os.sep)]
-    f = (user or frames)[-1]
+    if os.path.abspath(frames[-1].filename).startswith(ember_root + os.sep) and \
+            "/examples/" not in frames[-1].filename:
+        return ""
+    f = frames[-1]
     return f" ({os.path.basename(f.filename)}:{f.lineno})"
 
 
@@ -450,12 +453,20 @@ class ConfigSchema:
         except ConfigError:
             raise
         except Exception as exc:
+            where = self._where(path + ("class_path",)) or self._where(path)
+            location = _where_raised(exc)
+            if path == ("trainer",):
+                # name the flag the Trainer complained about, with the line that set it
+                for name in shown:
+                    if f"{name}=" in str(exc) or f"`{name}`" in str(exc):
+                        where = self._where(path + (name,)) or where
+                        break
+                raise ConfigError(f"invalid trainer flags: {exc}", where=where) from exc
             args = ", ".join(f"{k}={show_value(v)}" for k, v in shown.items())
             if len(args) > 80:
                 args = args[:77] + "..."
             raise ConfigError(f"{format_key(path)}: {cls.__name__}({args}) failed: {type(exc).__name__}: {exc}"
-                              f"{_where_raised(exc)}",
-                              where=self._where(path + ("class_path",)) or self._where(path)) from exc
+                              f"{location}", where=where) from exc
 
     def materialize(self, value):
         """``value`` with every nested spec replaced by the object it describes."""
