@@ -363,8 +363,9 @@ def _cum_extreme(input, dim, largest, fname, node_cls):
         hit |= xp.isnan(work)  # NaN propagates to the end of its slice, so the last values reveal it
     shape = [1] * data.ndim
     shape[d] = data.shape[d]
-    pos = np.arange(data.shape[d]).reshape(shape)
-    idx = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=d)
+    # int32 positions halve the memory traffic of the two passes; the result is widened to int64 once at the end
+    pos = np.arange(data.shape[d], dtype=np.int32 if data.shape[d] < 2 ** 31 else np.int64).reshape(shape)
+    idx = xp.maximum.accumulate(xp.where(hit, pos, pos.dtype.type(0)), axis=d)
     return _select_result(fname, input, d, values.astype(data.dtype, copy=False), idx, True, node_cls)
 
 

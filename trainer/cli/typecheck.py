@@ -81,7 +81,7 @@ def describe(tp) -> str:
         for p in parts:
             if p not in out:
                 out.append(p)
-        return " or ".join(out)
+        return " or ".join(out) if len(out) <= 2 else ", ".join(out[:-1]) + " or " + out[-1]
     if origin is typing.Literal:
         return "one of " + ", ".join(show_value(a) for a in args)
     if origin in (tuple,) and args and args[-1] is not Ellipsis:
