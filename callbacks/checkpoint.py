@@ -18,6 +18,6 @@ class Checkpoint(Callback):
 
 
 def _misconfigured(message: str) -> Exception:
-    """The Trainer's ``MisconfigurationException`` (imported lazily: callbacks do not import the trainer eagerly)."""
-    from ..trainer.exceptions import MisconfigurationException
+    """A ``MisconfigurationException`` with ``message`` (from the module callbacks and the trainer share)."""
+    from ..exceptions import MisconfigurationException
     return MisconfigurationException(message)

@@ -56,10 +56,7 @@ class GradientAccumulationScheduler(Callback):
             raise RuntimeError("Automatic gradient accumulation and the `GradientAccumulationScheduler` is not "
                                "supported for manual optimization. Please remove the callback or switch to "
                                "automatic optimization.")
-        from ..trainer.call import is_overridden
-        from ..trainer.module import LightningModule
-        overridden = is_overridden("optimizer_step", pl_module, LightningModule) or \
-            is_overridden("optimizer_zero_grad", pl_module, LightningModule)
+        overridden = _user_defined(pl_module, "optimizer_step") or _user_defined(pl_module, "optimizer_zero_grad")
         if overridden and self.going_to_accumulate_grad_batches():
             warnings.warn("When using `Trainer(accumulate_grad_batches != 1)` and overriding "
                           "`LightningModule.optimizer_{step,zero_grad}`, the hooks will not be called on every batch "
@@ -73,3 +70,12 @@ class GradientAccumulationScheduler(Callback):
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         trainer.accumulate_grad_batches = self.get_accumulate_grad_batches(trainer.current_epoch)
+
+
+def _user_defined(module, name: str) -> bool:
+    """True if ``name`` comes from a user class rather than ember's LightningModule (callbacks don't import the
+    trainer, so the defining class is found through the MRO)."""
+    for cls in type(module).__mro__:
+        if name in vars(cls):
+            return not cls.__module__.startswith("ember.trainer")
+    return False

@@ -211,7 +211,6 @@ class StochasticWeightAveraging(Callback):
 
     # ------------------------------------------------------------------------------------------- averaging
     def _install_scheduler(self, trainer) -> None:
-        from ..trainer.optimizer import LRSchedulerConfig
         optimizer = trainer.optimizers[0]
         optimizer = getattr(optimizer, "optimizer", optimizer)
         swa_lrs = self._swa_lrs if isinstance(self._swa_lrs, list) else [self._swa_lrs] * len(optimizer.param_groups)
@@ -225,14 +224,11 @@ class StochasticWeightAveraging(Callback):
         elif trainer.current_epoch != self.swa_start:
             warnings.warn("SWA is initializing after swa_start without any checkpoint data. This may be caused by "
                           "loading a checkpoint from an older version of ember.", UserWarning)
-        config = LRSchedulerConfig(self._swa_scheduler)
         if trainer.lr_scheduler_configs:
             current = trainer.lr_scheduler_configs[0]
             if current.interval != "epoch" or current.frequency != 1:
                 warnings.warn(f"SWA is currently only supported every epoch. Found {current}", UserWarning)
-            trainer.lr_scheduler_configs[0] = config
-        else:
-            trainer.lr_scheduler_configs.append(config)
+        trainer._set_lr_scheduler(0, self._swa_scheduler)
 
     def update_parameters(self, pl_module) -> None:
         """Fold the module's current weights into the average."""

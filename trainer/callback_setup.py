@@ -28,7 +28,7 @@ def configure_callbacks(trainer, callbacks, enable_checkpointing, enable_progres
     if enable_checkpointing is False and _has(callbacks, "Checkpoint"):
         raise MisconfigurationException("Trainer was configured with `enable_checkpointing=False` but found "
                                         "`ModelCheckpoint` in callbacks list.")
-    if enable_checkpointing is not False and not _has(callbacks, "Checkpoint"):
+    if enable_checkpointing is not False and not _has(callbacks, "Checkpoint") and not trainer.fast_dev_run:
         callbacks.append(cb.ModelCheckpoint())
     if enable_progress_bar is False and _has(callbacks, "ProgressBar"):
         raise MisconfigurationException("Trainer was configured with `enable_progress_bar=False` but found a progress "

@@ -194,7 +194,9 @@ class CheckpointConnector:
             raise MisconfigurationException(
                 f"You restored a checkpoint with current_epoch={trainer.current_epoch}, but you have set "
                 f"Trainer(max_epochs={max_epochs}).")
-        if "results" in checkpoint:
+        epoch = loops.get("fit_loop", {}).get("epoch_progress", {}).get("current", {})
+        saved_at_epoch_end = epoch.get("processed", 0) > epoch.get("completed", 0)
+        if "results" in checkpoint and not saved_at_epoch_end:  # at epoch end the sums were about to be reset
             trainer._logger_connector.load_train_results_state(checkpoint["results"])
         if "rng_states" in checkpoint:
             restore_rng_states(checkpoint["rng_states"])

@@ -1,8 +1,4 @@
-"""Exceptions raised by the training layer."""
+"""Exceptions raised by the training layer (defined in the neutral ``ember.exceptions``, shared with callbacks)."""
+from ..exceptions import MisconfigurationException
 
 __all__ = ["MisconfigurationException"]
-
-
-class MisconfigurationException(Exception):
-    """A Trainer flag, a hook or a returned value is configured in a way that cannot work; the message says how to
-    fix it."""

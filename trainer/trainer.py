@@ -142,7 +142,6 @@ class Trainer:
             self.val_check_interval = 1.0
             self.check_val_every_n_epoch = 1
             logger = False
-            enable_checkpointing = False
         # -- output
         self.log_every_n_steps = 50 if log_every_n_steps is None else _check_int("log_every_n_steps",
                                                                                   log_every_n_steps, 0)
@@ -605,14 +604,16 @@ class Trainer:
             self._checkpoint_connector.restore_module_and_callbacks(self.ckpt_path)
         if fn == TrainerFn.FITTING:
             self.strategy.setup_optimizers(self)
-            if self.ckpt_path is not None:
-                self._checkpoint_connector.restore_training_state()
-        self._checkpoint_connector.release()
-        self._log_hyperparams(model)
-        model.zero_grad()
         if fn == TrainerFn.FITTING:
             call_callback_hooks(self, "on_fit_start")
             call_module_hook(self, "on_fit_start")
+        self._log_hyperparams(model)
+        if fn == TrainerFn.FITTING and self.ckpt_path is not None:
+            # after on_fit_start, as in Lightning: callbacks (finetuning, SWA) may rebuild param groups first
+            self._checkpoint_connector.restore_training_state()
+        self._checkpoint_connector.release()
+        model.zero_grad()
+        if fn == TrainerFn.FITTING:
             self._run_sanity_check()
             self.state.stage = RunningStage.TRAINING
             self._setup_train_dataloader()
@@ -793,6 +794,15 @@ class Trainer:
         if module.automatic_optimization:
             call_module_hook(self, "configure_gradient_clipping", wrapped, self.gradient_clip_val,
                              self.gradient_clip_algorithm if self.gradient_clip_val else None)
+
+    def _set_lr_scheduler(self, index: int, scheduler) -> None:
+        """Install ``scheduler`` (stepped every epoch) as scheduler ``index``; callbacks such as SWA use this."""
+        from .optimizer import LRSchedulerConfig
+        config = LRSchedulerConfig(scheduler)
+        if index < len(self.lr_scheduler_configs):
+            self.lr_scheduler_configs[index] = config
+        else:
+            self.lr_scheduler_configs.append(config)
 
     def _on_manual_optimizer_step(self) -> None:
         if not self.lightning_module.automatic_optimization:

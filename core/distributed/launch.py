@@ -45,19 +45,30 @@ def worker_env(base: Mapping[str, str], *, rank: int, local_rank: int, world_siz
     return env
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def _death_signal_setter():
+    """A function for the child (between fork and exec) that makes it die with its parent, or None.
+
+    The libc lookup happens here, in the parent: after a fork only already-resolved calls are safe.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+    pr_set_pdeathsig, sigkill = 1, int(signal.SIGKILL)
+
+    def set_death_signal():
+        prctl(pr_set_pdeathsig, sigkill)
+    return set_death_signal
 
 
 def start_worker(cmd: Sequence[str], env: Mapping[str, str], stderr=None) -> subprocess.Popen:
     """Start one worker in its own process group, killed if this process dies (Linux)."""
     kwargs = {}
-    if sys.platform.startswith("linux"):
-        kwargs["preexec_fn"] = _die_with_parent
+    setter = _death_signal_setter()
+    if setter is not None:
+        kwargs["preexec_fn"] = setter
     return subprocess.Popen(list(cmd), env=dict(env), stderr=stderr, start_new_session=True, **kwargs)
 
 

@@ -357,15 +357,23 @@ def _cum_extreme(input, dim, largest, fname, node_cls):
         work = data
     ufunc = xp.maximum if largest else xp.minimum
     values = ufunc.accumulate(work, axis=d)  # NaN propagates, as in PyTorch
-    # an index moves to every position that reaches (ties: the latest) the running extreme, or that is NaN
-    hit = work == values
-    if work.dtype.kind == "f" and xp.isnan(xp.take(values, [-1], axis=d)).any():
-        hit |= xp.isnan(work)  # NaN propagates to the end of its slice, so the last values reveal it
-    shape = [1] * data.ndim
-    shape[d] = data.shape[d]
-    # int32 positions halve the memory traffic of the two passes; the result is widened to int64 once at the end
-    pos = np.arange(data.shape[d], dtype=np.int32 if data.shape[d] < 2 ** 31 else np.int64).reshape(shape)
-    idx = xp.maximum.accumulate(xp.where(hit, pos, pos.dtype.type(0)), axis=d)
+    n = data.shape[d]
+    if n == 0 or data.size == 0:
+        idx = xp.zeros(data.shape, dtype=np.int64)
+    else:
+        # the index moves to every position that reaches the running extreme (ties: the latest) or is NaN
+        hit = work == values
+        if work.dtype.kind == "f" and xp.isnan(xp.take(values, [-1], axis=d)).any():
+            hit |= xp.isnan(work)  # NaN propagates to the end of its slice, so the last values reveal it
+        # forward-fill the hit positions along ``dim``: every slice starts with a hit, so in the flattened
+        # (dim-last) layout each hit simply repeats until the next one
+        flat_hit = xp.moveaxis(hit, d, -1).ravel()
+        hits = xp.flatnonzero(flat_hit)
+        runs = xp.diff(xp.append(hits, flat_hit.size))
+        moved_shape = tuple(s for i, s in enumerate(data.shape) if i != d) + (n,)
+        idx = xp.repeat(hits % n, runs).reshape(moved_shape)
+        if d != data.ndim - 1:
+            idx = xp.ascontiguousarray(xp.moveaxis(idx, -1, d))
     return _select_result(fname, input, d, values.astype(data.dtype, copy=False), idx, True, node_cls)
 
 

@@ -98,6 +98,16 @@ def test_cummax_cummin_values_and_indices():
     assert same(values.tolist(), [1, 3, 3, 3, NAN, NAN]) and indices.tolist() == [0, 1, 2, 2, 4, 4]
     values, indices = em.cummin(em.tensor([[3, 1, 2, 1]]), dim=1)
     assert values.tolist() == [[3, 1, 1, 1]] and indices.tolist() == [[0, 1, 1, 3]]
+    # along a leading dim of a 3-D tensor with ties, against a direct loop (ties take the latest index)
+    x = RNG.integers(0, 4, (5, 3, 2))
+    values, indices = em.cummax(em.tensor(x), 0)
+    for j in range(3):
+        for k in range(2):
+            best = 0
+            for i in range(5):
+                if x[i, j, k] >= x[best, j, k]:
+                    best = i
+                assert indices[i, j, k].item() == best and values[i, j, k].item() == x[best, j, k]
 
 
 # --------------------------------------------------------------------------------------------- uniques and counts

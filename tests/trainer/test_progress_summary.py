@@ -7,7 +7,7 @@ import ember as em
 from ember.callbacks import ModelSummary, TQDMProgressBar
 from ember.core import nn
 from ember.core.data import DataLoader
-from ember.trainer.summary import ModelSummaryTable, get_human_readable_count
+from ember.callbacks.model_summary import ModelSummaryTable, get_human_readable_count
 
 from trainer_testing import Classifier, RecordingLogger, make_dataset, quiet_trainer
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numbers
 from typing import Any, Dict, List, Optional
 
-import numpy as np
 
 from ...core.tensor import Tensor
 from ..exceptions import MisconfigurationException
@@ -188,15 +187,16 @@ class LoggerConnector:
     def log_metrics(self, metrics: Dict[str, Any], step: Optional[int] = None) -> None:
         """Send ``metrics`` to every logger (rank zero), adding ``epoch``; a logged ``step`` key sets the step."""
         metrics = dict(metrics)
-        if "step" in metrics:
-            step = int(metrics.pop("step").item() if isinstance(metrics["step"], Tensor) else metrics.pop("step"))
         trainer = self.trainer
-        if trainer.state.fn is not None and trainer.state.fn.value == "fit":
-            metrics.setdefault("epoch", Tensor._make(np.asarray(float(trainer.current_epoch), dtype=np.float32)))
+        user_step = metrics.pop("step", None)
         self.logged_metrics.update(metrics)
         if not trainer.loggers or not trainer.is_global_zero:
             return
         scalars = _to_float_dict(metrics)
+        if user_step is not None:  # a logged "step" key sets the x-axis
+            step = int(user_step.item() if isinstance(user_step, Tensor) else user_step)
+        else:
+            scalars.setdefault("epoch", trainer.current_epoch)
         for logger in trainer.loggers:
             logger.log_metrics(scalars, step=step)
 

@@ -209,6 +209,9 @@ class TrainingEpochLoop:
         loader = self.trainer.train_dataloader
         mid_epoch = progress["current"]["completed"] > 0 and not bp.is_last_batch
         loader_state = loader.state_dict() if mid_epoch and hasattr(loader, "state_dict") else None
+        if loader_state and bp.current.ready > bp.current.processed and loader_state.get("epoch_in_progress"):
+            # saved between fetching a batch and processing it (e.g. on an exception): that batch runs again
+            loader_state["num_yielded"] -= 1
         return {
             "batch_progress": progress,
             "automatic_optimization": self.automatic_optimization.state_dict(),

@@ -1,0 +1,190 @@
+"""``ember-run``: start N processes of a training script on this machine, like ``torchrun --nproc-per-node N``.
+
+    ember-run --nproc-per-node 4 train.py --lr 0.1
+    python -m ember.core.distributed.run --nproc-per-node 4 -m mypackage.train
+
+Each process gets ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and
+``MASTER_PORT``, so ``init_process_group()`` (``env://``) and ``Trainer(strategy="ddp")`` find each other without
+arguments. BLAS threads are set to ``cores / nproc`` unless ``OMP_NUM_THREADS`` (or a similar variable) is set.
+
+If a process fails, the others are stopped (they normally fail on their own within moments, as their peer is
+gone), no process is left behind, the launcher prints which rank failed first with its traceback, and exits with
+that rank's exit code. For several machines, launch with ``mpiexec``/``srun`` and the ``mpi`` backend instead.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import signal
+import sys
+import threading
+import time
+from typing import List, Optional
+
+from .launch import free_port, new_run_id, start_worker, stop_workers, worker_env
+from .local_shm import remove_job_files
+
+__all__ = ["main", "parse_args"]
+
+
+def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
+    """The command line of ``ember-run`` (torchrun's spelling with dashes or underscores)."""
+    parser = argparse.ArgumentParser(
+        prog="ember-run", description="Start N processes of a training script on this machine (like torchrun).")
+    parser.add_argument("--nproc-per-node", "--nproc_per_node", default="1",
+                        help="processes to start: an int, or 'auto'/'cpu' for one per core (default: 1)")
+    parser.add_argument("--nnodes", default="1", help="must be 1: ember-run starts processes on one machine")
+    parser.add_argument("--node-rank", "--node_rank", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--master-addr", "--master_addr", default="127.0.0.1",
+                        help="address of rank 0's rendezvous (default: 127.0.0.1)")
+    parser.add_argument("--master-port", "--master_port", type=int, default=None,
+                        help="port of rank 0's rendezvous (default: a free port)")
+    parser.add_argument("--standalone", action="store_true", help="accepted for torchrun compatibility")
+    parser.add_argument("--grace", type=float, default=5.0,
+                        help="seconds the other ranks get to exit after one fails, before they are stopped")
+    parser.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
+    parser.add_argument("--no-python", "--no_python", action="store_true",
+                        help="run the command directly instead of through the Python interpreter")
+    parser.add_argument("script", help="the training script (or module with -m, or command with --no-python)")
+    parser.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    args = parser.parse_args(argv)
+    nproc = str(args.nproc_per_node)
+    if nproc in ("auto", "cpu"):
+        args.nproc_per_node = os.cpu_count() or 1
+    else:
+        try:
+            args.nproc_per_node = int(nproc)
+        except ValueError:
+            parser.error(f"--nproc-per-node={nproc!r}: expected an int, 'auto' or 'cpu'")
+        if args.nproc_per_node < 1:
+            parser.error(f"--nproc-per-node={nproc}: at least 1 process is needed")
+    if str(args.nnodes) not in ("1", "1:1"):
+        parser.error(f"--nnodes={args.nnodes}: ember-run starts processes on one machine. For several machines "
+                     "launch with mpiexec or srun (backend 'mpi'): mpiexec -n N python train.py")
+    if args.module and args.no_python:
+        parser.error("--module and --no-python cannot be used together")
+    return args
+
+
+class _Tail:
+    """Forwards a worker's stderr line by line and keeps its last lines (for the failure summary)."""
+
+    def __init__(self, stream, keep: int = 200):
+        self.lines = collections.deque(maxlen=keep)
+        self._stream = stream
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+        for line in iter(self._stream.readline, b""):
+            self.lines.append(line.decode(errors="replace"))
+            try:
+                if out is not None:
+                    out.write(line)
+                    out.flush()
+                else:
+                    sys.stderr.write(line.decode(errors="replace"))
+            except (OSError, ValueError):
+                pass
+
+    def join(self, timeout: float = 2.0) -> None:
+        self._thread.join(timeout)
+
+    def traceback(self) -> str:
+        """The last traceback in the kept lines (or the last lines)."""
+        lines = list(self.lines)
+        starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+        chunk = lines[starts[-1]:] if starts else lines[-20:]
+        return "".join(chunk).rstrip()
+
+    def secondary(self) -> bool:
+        """True when the last error is a communication failure caused by another rank."""
+        text = self.traceback().strip().splitlines()
+        last = text[-1] if text else ""
+        return "DistBackendError" in last or "DistStoreError" in last
+
+
+def _command(args) -> List[str]:
+    if args.no_python:
+        return [args.script] + args.script_args
+    if args.module:
+        return [sys.executable, "-u", "-m", args.script] + args.script_args
+    return [sys.executable, "-u", args.script] + args.script_args
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of ``ember-run``; returns (and exits with) the job's exit code."""
+    args = parse_args(argv)
+    n = args.nproc_per_node
+    port = args.master_port or free_port()
+    run_id = new_run_id()
+    cmd = _command(args)
+    procs, tails = [], []
+    stopping = {"signal": None}
+
+    def on_signal(signum, frame):
+        stopping["signal"] = signum
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    import subprocess
+    try:
+        for rank in range(n):
+            env = worker_env(os.environ, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
+                             master_addr=args.master_addr, master_port=port, run_id=run_id)
+            p = start_worker(cmd, env, stderr=subprocess.PIPE)
+            procs.append(p)
+            tails.append(_Tail(p.stderr))
+        exit_times = {}
+        first_failure = None
+        while True:
+            now = time.monotonic()
+            for i, p in enumerate(procs):
+                if i not in exit_times and p.poll() is not None:
+                    exit_times[i] = now
+                    if p.returncode != 0 and first_failure is None:
+                        first_failure = now
+            if len(exit_times) == n or stopping["signal"] is not None:
+                break
+            if first_failure is not None and now - first_failure > args.grace:
+                break
+            time.sleep(0.05)
+        stop_workers(procs)
+        for t in tails:
+            t.join()
+        if stopping["signal"] is not None:
+            sys.stderr.write(f"ember-run: received signal {stopping['signal']}, stopped the {n} workers\n")
+            return 128 + int(stopping["signal"])
+        failed = [i for i, p in enumerate(procs) if p.returncode != 0]
+        if not failed:
+            return 0
+        failed.sort(key=lambda i: exit_times.get(i, float("inf")))
+        root = next((i for i in failed if not tails[i].secondary()), failed[0])
+        code = procs[root].returncode
+        reason = f"exit code {code}" if code > 0 else f"signal {-code}"
+        others = ", ".join(f"rank {i} ({'exit code ' + str(procs[i].returncode) if procs[i].returncode > 0 else 'stopped'})"
+                           for i in failed if i != root)
+        sys.stderr.write("\n" + "=" * 80 + f"\nember-run: rank {root} (pid {procs[root].pid}) failed first with "
+                         f"{reason}.\n")
+        if others:
+            sys.stderr.write(f"Also failed: {others}.\n")
+        tb = tails[root].traceback()
+        if tb:
+            sys.stderr.write(f"Error of rank {root}:\n{tb}\n")
+        sys.stderr.write("=" * 80 + "\n")
+        sys.stderr.flush()
+        return code if code > 0 else 1
+    finally:
+        stop_workers(procs, grace=1.0)
+        remove_job_files(run_id)
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _entry() -> None:  # pragma: no cover - console script
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,8 @@
+"""Exceptions shared by the training layer and the callbacks (a neutral module both may import)."""
+
+__all__ = ["MisconfigurationException"]
+
+
+class MisconfigurationException(Exception):
+    """A Trainer flag, a hook or a returned value is configured in a way that cannot work; the message says how to
+    fix it."""
