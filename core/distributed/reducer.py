@@ -108,7 +108,7 @@ class Reducer:
         current: List[int] = []
         size = 0
         dtype = None
-        limit = first_cap
+        limit = min(first_cap, cap)
 
         def close():
             nonlocal current, size, limit
@@ -214,12 +214,9 @@ class Reducer:
         p = self.params[i]
         view = self._view(i)
         g = p._grad
-        if g is None:
+        if g is None or not p._requires_grad:
             view[...] = 0
-        elif g._data is view or (g._data.base is not None and np.shares_memory(g._data, view) and
-                                 g._data.shape == view.shape and g._data.ctypes.data == view.ctypes.data):
-            np.divide(view, self.divisor, out=view)
-        else:
+        else:  # g may already be this very slice (grads are bucket views after a reduction): exact aliasing is fine
             np.divide(g._data, self.divisor, out=view)
         self._bucket_done(i)
 
@@ -258,7 +255,7 @@ class Reducer:
             local = (self._expected_mask | self._had_grad).astype(np.int32)
             used = self.all_reduce_used_map(local)
         for i, p in enumerate(self.params):
-            if i == skip:
+            if i == skip or not p._requires_grad:
                 continue
             if used is not None and not used[i]:
                 continue  # no rank produced a gradient: leave .grad as it was (None)

@@ -292,6 +292,10 @@ class PowBackward0(Node):
         p = self._ctx
         if p == 0:
             return (grad * 0,)
+        if p == 1:
+            return (grad,)
+        if p == 2:  # the common square: no general power in the backward
+            return (grad * _conj(a * 2),)
         return (grad * _conj((a ** (p - 1)) * p),)
 
 

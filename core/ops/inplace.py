@@ -54,19 +54,20 @@ def _make_binary_inplace(name, op, ufunc):
     return method
 
 
+def _scaled(other, alpha):
+    # ``alpha * other`` for the untracked fast path (an SGD-style update ``p.sub_(grad, alpha=lr)``)
+    return other._data * alpha if isinstance(other, Tensor) else other * alpha
+
+
 def _add_(self, other, *, alpha=1):
-    if alpha == 1:
-        if _untracked(self, other):
-            return _ufunc_inplace(self, other, np.add, "add_")
-        return apply_inplace(self, _ar.add, other)
+    if _untracked(self, other):
+        return _ufunc_inplace(self, other if alpha == 1 else wrap(_scaled(other, alpha)), np.add, "add_")
     return apply_inplace(self, _ar.add, other, alpha=alpha)
 
 
 def _sub_(self, other, *, alpha=1):
-    if alpha == 1:
-        if _untracked(self, other):
-            return _ufunc_inplace(self, other, np.subtract, "sub_")
-        return apply_inplace(self, _ar.sub, other)
+    if _untracked(self, other):
+        return _ufunc_inplace(self, other if alpha == 1 else wrap(_scaled(other, alpha)), np.subtract, "sub_")
     return apply_inplace(self, _ar.sub, other, alpha=alpha)
 
 
