@@ -68,8 +68,8 @@ class LocalBackend:
             ex = self._senders[peer] = SerialExecutor(f"ember-dist-send-{peer}")
         return ex
 
-    def close(self) -> None:
-        self.mesh.close()
+    def close(self, graceful: bool = True) -> None:
+        self.mesh.close(graceful)
 
 
 class LocalGroup:

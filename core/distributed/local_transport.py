@@ -307,10 +307,10 @@ class Mesh:
         """Mark the job as failed here and tell the peers (after a mismatch or another fatal error)."""
         self._fail(reason, tell_peers=True)
 
-    def close(self) -> None:
-        """Say goodbye to every peer and close the sockets."""
+    def close(self, graceful: bool = True) -> None:
+        """Say goodbye to every peer (unless ``graceful`` is False) and close the sockets."""
         self._closing = True
-        for peer in list(self._socks):
+        for peer in list(self._socks) if graceful else ():
             if peer not in self._peer_gone:
                 try:
                     self.send(peer, "", None, kind=BYE)

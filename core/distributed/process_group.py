@@ -303,6 +303,11 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
 
 def destroy_process_group(group=None) -> None:
     """Destroy ``group``, or everything (and allow a new :func:`init_process_group`) when ``group`` is None."""
+    _destroy(group, graceful=True)
+
+
+def _destroy(group=None, graceful: bool = True) -> None:
+    """``graceful=False`` drops the connections without a goodbye, so peers report this rank as failed."""
     if group is None or group is GroupMember.WORLD:
         if _STATE.default is None:
             return
@@ -312,7 +317,7 @@ def destroy_process_group(group=None) -> None:
             except Exception:
                 pass
         if _STATE.local is not None:
-            _STATE.local.close()
+            _STATE.local.close(graceful)
         if _STATE.mpi_comm is not None:
             try:
                 _STATE.mpi_comm.Free()

@@ -129,8 +129,9 @@ class _ScriptLauncher:
         from ...core import distributed as dist
         from ...core.distributed.launch import stop_workers
         from ...core.distributed.local_shm import remove_job_files
-        if dist.is_initialized():
-            dist.destroy_process_group()  # children waiting on rank 0 fail at once instead of at their timeout
+        from ...core.distributed.process_group import _destroy
+        if dist.is_initialized():  # children waiting on rank 0 fail at once instead of at their timeout
+            _destroy(None, graceful=not self.parent_failed)
         deadline = time.monotonic() + wait
         while any(p.poll() is None for p in self.procs) and time.monotonic() < deadline:
             time.sleep(0.05)

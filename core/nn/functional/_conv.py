@@ -118,25 +118,29 @@ def channels_last(cg, kw) -> bool:
     return cg * kw >= _MIN_RUN
 
 
+def _block_plan(n, oh, row_bytes):
+    """``(images, rows)`` per block: whole images when one fits in ``_BLOCK_BYTES``, else rows of one image.
+    Blocks are balanced, so there is no small leftover block (a GEMM on a few rows is inefficient)."""
+    image_bytes = max(row_bytes * oh, 1)
+    if image_bytes <= _BLOCK_BYTES:
+        count = -(-n // max(1, _BLOCK_BYTES // image_bytes))
+        return -(-n // count), oh
+    count = -(-image_bytes // _BLOCK_BYTES)
+    return 1, -(-oh // count)
+
+
 def _blocks(n, oh, row_bytes):
     """Yield ``(n0, n1, h0, h1)`` blocks of output rows whose im2col columns fit in ``_BLOCK_BYTES``."""
-    image_bytes = row_bytes * oh
-    if image_bytes <= _BLOCK_BYTES:
-        step = max(1, _BLOCK_BYTES // max(image_bytes, 1))
-        for n0 in range(0, n, step):
-            yield n0, min(n, n0 + step), 0, oh
-    else:
-        step = max(1, _BLOCK_BYTES // max(row_bytes, 1))
-        for i in range(n):
-            for h0 in range(0, oh, step):
-                yield i, i + 1, h0, min(oh, h0 + step)
+    images, rows = _block_plan(n, oh, row_bytes)
+    for n0 in range(0, n, images):
+        for h0 in range(0, oh, rows):
+            yield n0, min(n, n0 + images), h0, min(oh, h0 + rows)
 
 
 def _block_rows(n, oh, ow, row_bytes):
-    image_bytes = row_bytes * oh
-    if image_bytes <= _BLOCK_BYTES:
-        return min(n, max(1, _BLOCK_BYTES // max(image_bytes, 1))) * oh * ow
-    return min(oh, max(1, _BLOCK_BYTES // max(row_bytes, 1))) * ow
+    """The largest number of output positions in a block of :func:`_blocks`."""
+    images, rows = _block_plan(n, oh, row_bytes)
+    return images * rows * ow
 
 
 def _tap_slices(g: ConvGeometry, h0=0, h1=None):
@@ -228,7 +232,9 @@ def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
 
 
 def _image_step(n, per_image_bytes):
-    return min(n, max(1, _BLOCK_BYTES // max(per_image_bytes, 1)))
+    """Images per block for the NCHW path (balanced, at least one)."""
+    count = -(-n // max(1, _BLOCK_BYTES // max(per_image_bytes, 1)))
+    return -(-n // count)
 
 
 def _forward_nchw(x, w, g: ConvGeometry):
