@@ -23,7 +23,17 @@ class Generator:
         from .device import device as _device
         self.device = _device(device)
         self._seed = _DEFAULT_SEED
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._np_gen = None  # built on first draw: importing numpy.random costs ~10 ms of `import ember`
+
+    @property
+    def _np(self) -> np.random.Generator:
+        if self._np_gen is None:
+            self._np_gen = np.random.Generator(np.random.PCG64(self._seed))
+        return self._np_gen
+
+    @_np.setter
+    def _np(self, gen) -> None:
+        self._np_gen = gen
 
     def manual_seed(self, seed) -> "Generator":
         """Reseed; returns the generator."""
@@ -31,7 +41,7 @@ class Generator:
         if seed < -0x8000_0000_0000_0000 or seed > 0xFFFF_FFFF_FFFF_FFFF:
             raise RuntimeError(f"Overflow when unpacking long: seed {seed} is outside the 64-bit range")
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF
-        self._np = np.random.Generator(np.random.PCG64(self._seed))
+        self._np_gen = None
         return self
 
     def seed(self) -> int:

@@ -1,0 +1,111 @@
+"""Shared plumbing of the elementwise math ops: argument checks, dtype rules and the unary-op builder.
+
+Every op family (``exp_log``, ``trig``, ``rounding``, ``clamp_where``, ``special``) builds on these helpers:
+
+* floating functions given an integer or bool tensor compute in the default float dtype (:func:`_floating_data`,
+  :func:`_binary_floating`);
+* for complex inputs a holomorphic ``f`` back-propagates ``grad * conj(f'(z))`` (PyTorch's convention, :func:`_conj`);
+* :func:`_unary` turns an array kernel and a backward node into a function and a Tensor method.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtypes as dt
+from ._base import GRAD_ENABLED, Tensor, binary_arrays, record, tensor_method, wrap
+
+
+def _type_error(fn, name, value):
+    return TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
+
+
+def _not_implemented(kernel, data):
+    """PyTorch's message for a dtype a kernel does not support, e.g. '"erf_cpu" not implemented for 'ComplexFloat''."""
+    return RuntimeError(f"\"{kernel}_cpu\" not implemented for '{dt.scalar_type_name(data.dtype)}'")
+
+
+def _floating_data(input, fn):
+    """``input``'s array, in the default float dtype when it holds integers or bools (PyTorch's rule)."""
+    if not isinstance(input, Tensor):
+        raise _type_error(fn, "input", input)
+    data = input._data
+    if data.dtype.kind not in "fc":
+        data = data.astype(dt.get_default_dtype().np)
+    return data
+
+
+def _conj(t):
+    """``conj(t)`` for complex tensors, ``t`` itself for real ones (the factor in PyTorch's complex backward)."""
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
+def _binary_floating(input, other, fn, *, scalars=False, real_only=True):
+    """Promote two operands (PyTorch's rules), then move integer results to the default float dtype.
+
+    Returns ``(a, b, input_tensor_or_None, other_tensor_or_None)``; ``scalars`` allows one Python-number operand.
+    """
+    it = isinstance(input, Tensor)
+    ot = isinstance(other, Tensor)
+    if not it and not (scalars and ot and isinstance(input, numbers.Number)):
+        raise _type_error(fn, "input", input)
+    if not ot and not (scalars and isinstance(other, numbers.Number)):
+        raise _type_error(fn, "other", other)
+    if it:
+        a, b = binary_arrays(input, other)
+    else:
+        b, a = binary_arrays(other, input)
+    xp = input._xp if it else other._xp
+    # binary_arrays leaves a Python number as is when the tensor's dtype is already the result dtype
+    if not hasattr(a, "dtype"):
+        a = xp.asarray(a, dtype=b.dtype)
+    if not hasattr(b, "dtype"):
+        b = xp.asarray(b, dtype=a.dtype)
+    a = xp.asarray(a)
+    b = xp.asarray(b)
+    kind = np.result_type(a.dtype, b.dtype).kind
+    if kind in "biu":
+        fd = dt.get_default_dtype().np
+        a, b = a.astype(fd), b.astype(fd)
+    elif real_only and kind == "c":
+        raise _not_implemented(fn, a if a.dtype.kind == "c" else b)
+    elif a.dtype != b.dtype:
+        rt = np.result_type(a.dtype, b.dtype)
+        a, b = a.astype(rt, copy=False), b.astype(rt, copy=False)
+    return a, b, (input if it else None), (other if ot else None)
+
+
+def _shapes(a, b):
+    return (a._data.shape if a is not None else ()), (b._data.shape if b is not None else ())
+
+
+_SAVE_INPUT, _SAVE_OUTPUT = 1, 2  # what a unary node keeps for backward
+
+
+def _unary(name, kernel, node_cls, saves, doc, *, quiet=False, real_only=False, aliases=()):
+    """Build a floating elementwise op ``name(input)`` from ``kernel(xp, array)`` and its backward node.
+
+    ``quiet`` silences NumPy's floating-point warnings (PyTorch returns nan/inf silently, e.g. ``log(-1)``).
+    """
+    def op(input):
+        data = _floating_data(input, name)
+        if real_only and data.dtype.kind == "c":
+            raise _not_implemented(name, data)
+        if quiet:
+            with np.errstate(all="ignore"):
+                out = wrap(kernel(input._xp, data))
+        else:
+            out = wrap(kernel(input._xp, data))
+        if GRAD_ENABLED[0] and input._requires_grad:
+            node = node_cls()
+            if saves == _SAVE_INPUT:
+                node.save(input)
+            elif saves == _SAVE_OUTPUT:
+                node.save_output(out)
+            record(node, out, input)
+        return out
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(name, *aliases)(op)

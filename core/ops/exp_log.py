@@ -1,0 +1,290 @@
+"""Exponentials, logarithms and powers, elementwise: ``exp``/``exp2``/``expm1``, ``log``/``log2``/``log10``/
+``log1p``, ``sqrt``, ``rsqrt``, ``square``, ``reciprocal``, the logistic pair ``sigmoid``/``logit``, and the binary
+``xlogy``, ``logaddexp`` and ``logaddexp2``.
+
+Every op is a function (``ember.exp``) and a Tensor method (``t.exp()``), each forward beside its backward node.
+``exp``, ``sqrt``, ``sigmoid`` and friends use their saved output in backward. Backward rules are written with ember
+ops, so ``create_graph=True`` differentiates them again.
+"""
+from __future__ import annotations
+
+import math as _math
+
+import numpy as np
+
+from .. import dtypes as dt
+from ..autograd.graph import Node
+from ._base import GRAD_ENABLED, Tensor, broadcast_error, record, sum_to, tensor_method, wrap
+from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _conj, _floating_data, _not_implemented, \
+    _shapes, _type_error, _unary
+from .clamp_where import where
+
+__all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal",
+           "sigmoid", "logit", "xlogy", "logaddexp", "logaddexp2"]
+
+_LN2 = _math.log(2.0)
+_LN10 = _math.log(10.0)
+
+
+# ---------------------------------------------------------------------------------------------- exp / log family
+class ExpBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad * _conj(self.saved_output()),)
+
+
+class Exp2Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad * _conj(self.saved_output()) * _LN2,)
+
+
+class Expm1Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad * (_conj(self.saved_output()) + 1),)
+
+
+class LogBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / _conj(x),)
+
+
+class Log2Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (_conj(x) * _LN2),)
+
+
+class Log10Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (_conj(x) * _LN10),)
+
+
+class Log1PBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / (_conj(x) + 1),)
+
+
+class SqrtBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (grad / (_conj(self.saved_output()) * 2),)
+
+
+class RsqrtBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        out = self.saved_output()
+        return (grad * _conj(out * out * out) * -0.5,)
+
+
+class ReciprocalBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        out = self.saved_output()
+        return (-grad * _conj(out * out),)
+
+
+exp = _unary("exp", lambda xp, a: xp.exp(a), ExpBackward0, _SAVE_OUTPUT,
+             "Elementwise ``e ** input``.")
+exp2 = _unary("exp2", lambda xp, a: xp.exp2(a), Exp2Backward0, _SAVE_OUTPUT,
+              "Elementwise ``2 ** input``.")
+expm1 = _unary("expm1", lambda xp, a: xp.expm1(a), Expm1Backward0, _SAVE_OUTPUT,
+               "Elementwise ``exp(input) - 1``, accurate for small ``input``.")
+log = _unary("log", lambda xp, a: xp.log(a), LogBackward0, _SAVE_INPUT,
+             "Elementwise natural logarithm (nan below 0, -inf at 0).", quiet=True)
+log2 = _unary("log2", lambda xp, a: xp.log2(a), Log2Backward0, _SAVE_INPUT,
+              "Elementwise base-2 logarithm.", quiet=True)
+log10 = _unary("log10", lambda xp, a: xp.log10(a), Log10Backward0, _SAVE_INPUT,
+               "Elementwise base-10 logarithm.", quiet=True)
+log1p = _unary("log1p", lambda xp, a: xp.log1p(a), Log1PBackward0, _SAVE_INPUT,
+               "Elementwise ``log(1 + input)``, accurate for small ``input``.", quiet=True)
+sqrt = _unary("sqrt", lambda xp, a: xp.sqrt(a), SqrtBackward0, _SAVE_OUTPUT,
+              "Elementwise square root (nan for negative real input).", quiet=True)
+rsqrt = _unary("rsqrt", lambda xp, a: 1 / xp.sqrt(a), RsqrtBackward0, _SAVE_OUTPUT,
+               "Elementwise reciprocal square root ``1 / sqrt(input)``.", quiet=True)
+reciprocal = _unary("reciprocal", lambda xp, a: 1 / a, ReciprocalBackward0, _SAVE_OUTPUT,
+                    "Elementwise ``1 / input`` (integer input gives the default float dtype).", quiet=True)
+
+
+@tensor_method()
+def square(input):
+    """Elementwise ``input * input``; integer tensors stay integer (bool becomes int64)."""
+    if not isinstance(input, Tensor):
+        raise _type_error("square", "input", input)
+    if input._data.dtype.kind == "b":
+        input = input.to(dt.int64)
+    return input ** 2
+
+
+# ------------------------------------------------------------------------------------------------- sigmoid / logit
+class SigmoidBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        out = self.saved_output()
+        return (grad * _conj(out * (1 - out)),)
+
+
+def _sigmoid_kernel(xp, a):
+    # 1 / (1 + exp(-x)) is exact in the tails (exp(-x) overflows to inf for very negative x and 1/inf = 0); only
+    # NumPy's overflow warning needs silencing. In place after the first allocation to keep it to one buffer.
+    if a.ndim == 0:  # NumPy turns 0-d results into scalars, which cannot be written in place
+        with np.errstate(over="ignore"):
+            return 1 / (1 + xp.exp(-a))
+    t = xp.negative(a)
+    with np.errstate(over="ignore"):
+        xp.exp(t, out=t)
+    t += 1
+    return xp.reciprocal(t, out=t)
+
+
+sigmoid = _unary("sigmoid", _sigmoid_kernel, SigmoidBackward0, _SAVE_OUTPUT,
+                 "Elementwise logistic sigmoid ``1 / (1 + exp(-input))``, stable for large ``|input|``.")
+
+
+class LogitBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        eps = self._ctx
+        if eps is None:
+            # outside [0, 1] logit is nan, and so is its derivative
+            return (where((x < 0) | (x > 1), float("nan"), grad / (x * (1 - x))),)
+        outside = (x < eps) | (x > 1 - eps)
+        # the clamped region has zero gradient; a unit denominator there keeps 0 and 1 from dividing by zero
+        return (where(outside, 0, grad / where(outside, 1, x * (1 - x))),)
+
+
+@tensor_method()
+def logit(input, eps=None):
+    """Elementwise ``log(p / (1 - p))``; with ``eps`` the input is first clamped to ``[eps, 1 - eps]``."""
+    data = _floating_data(input, "logit")
+    if data.dtype.kind == "c":
+        raise _not_implemented("logit", data)
+    xp = input._xp
+    if eps is not None:
+        data = xp.clip(data, eps, 1 - eps)
+    with np.errstate(all="ignore"):
+        out = wrap(xp.log(data / (1 - data)))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = LogitBackward0()
+        node.save(input)
+        node._ctx = eps
+        record(node, out, input)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ xlogy, logaddexp
+class XlogyBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, y = self.saved_tensors
+        shape_x, shape_y = self._ctx
+        gx = gy = None
+        if self.next_functions[0] is not None:
+            # at x == 0, y <= 0 xlogy is 0 by definition but not differentiable; PyTorch returns 0 there
+            gx = sum_to(where((x == 0) & (y <= 0), 0, xlogy(grad, y)), shape_x)
+        if self.next_functions[1] is not None:
+            gy = sum_to(grad * x / y, shape_y)
+        return gx, gy
+
+
+@tensor_method()
+def xlogy(input, other):
+    """Elementwise ``input * log(other)``, defined as 0 where ``input == 0`` (unless ``other`` is NaN).
+
+    One of the two may be a Python number.
+    """
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise _type_error("xlogy", "input", input)
+    a, b, it, ot = _binary_floating(input, other, "xlogy", scalars=True)
+    xp = (it if it is not None else ot)._xp
+    try:
+        with np.errstate(all="ignore"):
+            prod = a * xp.log(b)
+            out = wrap(xp.where((a == 0) & ~xp.isnan(b), 0, prod).astype(prod.dtype, copy=False))
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if GRAD_ENABLED[0] and ((it is not None and it._requires_grad) or (ot is not None and ot._requires_grad)):
+        # number operands are saved as zero-dim tensors so one rule serves all three overloads
+        tx = it if it is not None else wrap(a)
+        ty = ot if ot is not None else wrap(b)
+        node = XlogyBackward0()
+        node.save(tx, ty)
+        node._ctx = (tx._data.shape, ty._data.shape)
+        record(node, out, it, ot)
+    return out
+
+
+class LogaddexpBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        shape_a, shape_b = self._ctx
+        scale = self._scale()
+        ga = sum_to(grad * sigmoid((a - b) * scale), shape_a) if self.next_functions[0] is not None else None
+        gb = sum_to(grad * sigmoid((b - a) * scale), shape_b) if self.next_functions[1] is not None else None
+        return ga, gb
+
+    @staticmethod
+    def _scale():
+        return 1.0
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    __slots__ = ()
+
+    @staticmethod
+    def _scale():
+        return _LN2
+
+
+def _logaddexp_like(input, other, fn, kernel, node_cls):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fn}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b, it, ot = _binary_floating(input, other, fn)
+    try:
+        with np.errstate(all="ignore"):
+            out = wrap(kernel(input._xp, a, b))
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = node_cls()
+        node.save(input, other)
+        node._ctx = _shapes(input, other)
+        record(node, out, input, other)
+    return out
+
+
+@tensor_method()
+def logaddexp(input, other):
+    """Elementwise ``log(exp(input) + exp(other))``, computed without overflow."""
+    return _logaddexp_like(input, other, "logaddexp", lambda xp, a, b: xp.logaddexp(a, b), LogaddexpBackward0)
+
+
+@tensor_method()
+def logaddexp2(input, other):
+    """Elementwise ``log2(2**input + 2**other)``, computed without overflow."""
+    return _logaddexp_like(input, other, "logaddexp2", lambda xp, a, b: xp.logaddexp2(a, b), Logaddexp2Backward0)
