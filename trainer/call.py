@@ -61,8 +61,18 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
             _set_fx(pl_module, prev)
 
 
+# Module hooks whose default does nothing: when the user did not override one, it is not called at all (these run
+# several times per batch, so skipping them is most of the Trainer's per-batch saving).
+_NOOP_HOOKS = frozenset({
+    "on_train_batch_start", "on_train_batch_end", "on_before_zero_grad", "on_before_backward", "on_after_backward",
+    "on_before_optimizer_step", "on_validation_batch_start", "on_validation_batch_end", "on_test_batch_start",
+    "on_test_batch_end", "on_predict_batch_start", "on_predict_batch_end"})
+
+
 def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwargs: Any) -> Any:
     """Call the LightningModule's ``hook_name`` and return its result."""
+    if hook_name in _NOOP_HOOKS and pl_module is None and not trainer._module_overrides(hook_name):
+        return None
     pl_module = pl_module or trainer.lightning_module
     fn = getattr(pl_module, hook_name, None)
     if fn is None:

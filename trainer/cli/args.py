@@ -79,6 +79,9 @@ def parse_argv(argv: Sequence[str], subcommands: Sequence[str] = SUBCOMMANDS) ->
             key, sep, raw = tok[2:].partition("=")
             if not sep:
                 if i >= len(tokens) or tokens[i].startswith("--"):
+                    close = suggest(tok, list(FLAGS)) if "." not in key else None
+                    if close is not None:
+                        raise UsageError(f"unknown option '{tok}'; did you mean '{close}'?", where="command line")
                     raise UsageError(f"option '--{key}' needs a value (e.g. --{key}=VALUE)", where="command line")
                 raw = tokens[i]
                 i += 1

@@ -49,8 +49,13 @@ def format_key(path: Path) -> str:
 
 
 def origin_of(origins: Origins, path: Path) -> Optional[str]:
-    """Where ``path`` was set, else where its nearest parent was set (None for pure defaults)."""
+    """Where ``path`` was set, else where its nearest parent was set, else where its first child was set (None for
+    pure defaults)."""
     path = tuple(path)
+    n = len(path)
+    children = [where for key, where in origins.items() if key[:n] == path and len(key) > n]
+    if path not in origins and children:
+        return children[0]
     while path:
         where = origins.get(path)
         if where is not None:

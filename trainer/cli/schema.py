@@ -34,7 +34,7 @@ RUN_PARAM_DOCS = {
     "verbose": "print the metrics table",
     "return_predictions": "keep the predictions in memory",
     "test_after_fit": "after fit, test the best checkpoint (or the final weights without one) and print the test "
-                      "metrics (an ember addition to LightningCLI's keys)",
+                      "metrics (an ember addition to LightningCLI's keys; validate, test and predict ignore it)",
     "seed_everything": "seed for Python, NumPy and ember: an int, true for a random seed that is written back into "
                        "the saved config, or null/false for no seeding",
 }
@@ -167,6 +167,11 @@ class ConfigSchema:
     def top_level_keys(self) -> List[str]:
         return ["seed_everything"] + self.section_names() + [k for k in self.run_params() if k != "seed_everything"]
 
+    def _tolerated(self) -> List[str]:
+        """Keys accepted but unused by this subcommand: a fit config's ``test_after_fit`` when it is reused by
+        ``trainer test``/``validate``/``predict``."""
+        return ["test_after_fit"] if self.subcommand not in ("fit", None) else []
+
     # ------------------------------------------------------------------------------------------- validate
     def _where(self, path) -> Optional[str]:
         return origin_of(self.origins, tuple(path))
@@ -193,7 +198,7 @@ class ConfigSchema:
         :class:`ConfigError` naming the file and line of the first problem."""
         known = self.top_level_keys()
         for key in config:
-            if key not in known:
+            if key not in known and key not in self._tolerated():
                 takes = f"the top-level keys are {', '.join(known)}"
                 raise self._unknown((key,), known, (), takes=takes)
         out: Dict[str, Any] = {}
@@ -206,6 +211,8 @@ class ConfigSchema:
             out["optimizer"] = self.spec(config.get("optimizer"), ("optimizer",), self._optimizer_base(),
                                          "optimizers", skip=("params",))
             out["lr_scheduler"] = self._lr_scheduler(config.get("lr_scheduler"), out["optimizer"])
+        if "test_after_fit" in config and "test_after_fit" not in run:
+            self._check(config["test_after_fit"], bool, ("test_after_fit",))
         for name, p in run.items():
             if name == "seed_everything":
                 continue
@@ -259,6 +266,8 @@ class ConfigSchema:
                 raise ConfigError(f"wrong type for '{format_key(item_path)}': expected a {base_name} as "
                                   f"class_path/init_args, got {show_value(item)}", where=self._where(item_path))
             out.append(self.spec(item, item_path, base, _group_of(base)))
+        if base_name == "Logger" and not isinstance(value, list):
+            return out[0]  # one logger stays one entry, as it was written
         return out
 
     def _model(self, section):

@@ -180,8 +180,7 @@ def _parse_doc(doc: str) -> Dict[str, str]:
             name = sm.group(1)
             out[name] = [sm.group(2)]
             i += 1
-            while i < len(lines) and lines[i].strip() and _indent(lines[i]) > _indent(line) and \
-                    not lines[i].strip().startswith(":"):
+            while i < len(lines) and lines[i].strip() and not lines[i].strip().startswith(":"):
                 out[name].append(lines[i].strip())
                 i += 1
             continue

@@ -36,6 +36,7 @@ class LoggerConnector:
         self.current: Optional[ResultCollection] = None
         self.num_eval_dataloaders = 1
         self.epoch_end_reached = False
+        self._meta_cache = {}
 
     def get_callback_metrics(self) -> Dict[str, Tensor]:
         """``trainer.callback_metrics``, computed on access as Lightning does: inside a training batch it holds the
@@ -53,6 +54,14 @@ class LoggerConnector:
             enable_graph, sync_dist, sync_dist_group, add_dataloader_idx, batch_size, metric_attribute,
             rank_zero_only) -> None:
         """Validate one ``self.log`` call and store it in the active result collection."""
+        current = self.current
+        key = (fx, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist, add_dataloader_idx,
+               rank_zero_only, current.dataloader_idx if current is not None else None)
+        meta = self._meta_cache.get(key)
+        if meta is not None and not meta.is_metric and batch_size is None:
+            # the same call site as before (every step logs the same keys): the options were already validated
+            current.log(meta, self._check_value(name, value, enable_graph), None)
+            return
         if not isinstance(name, str):
             raise TypeError(f"`self.log()` expects the name to be a string, got {type(name).__name__}: {name!r}")
         if fx not in _RULES:
@@ -83,6 +92,7 @@ class LoggerConnector:
             raise MisconfigurationException(f"`self.log({name}, batch_size={batch_size!r})`: batch_size must be a "
                                             "positive int")
         self.current.log(meta, value, batch_size)
+        self._meta_cache[key] = meta
 
     @staticmethod
     def _check_value(name: str, value, enable_graph: bool):
@@ -142,6 +152,7 @@ class LoggerConnector:
         self.eval_results = ResultCollection(training=False)
         self.current = self.eval_results
         self.num_eval_dataloaders = num_dataloaders
+        self._meta_cache = {}  # dataloader suffixes depend on the number of loaders
 
     def on_eval_batch_start(self, batch, dataloader_idx: int) -> None:
         self.current = self.eval_results
@@ -208,4 +219,5 @@ class LoggerConnector:
         self.train_results = ResultCollection(training=True)
         self.eval_results = None
         self.current = None
+        self._meta_cache = {}
 

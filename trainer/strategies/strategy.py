@@ -55,6 +55,11 @@ class Strategy:
     def batch_to_device(self, batch: Any, device=None, dataloader_idx: int = 0) -> Any:
         """Run the batch-transfer hooks and the precision conversion of the batch."""
         trainer = self.trainer
+        if self.precision == "32-true" and (device is None or str(device) == "cpu") and not (
+                trainer._module_overrides("on_before_batch_transfer")
+                or trainer._module_overrides("transfer_batch_to_device")
+                or trainer._module_overrides("on_after_batch_transfer")):
+            return batch  # nothing would change: CPU data stays where it is and no hook alters it
         batch = call_module_hook(trainer, "on_before_batch_transfer", batch, dataloader_idx)
         batch = call_module_hook(trainer, "transfer_batch_to_device", batch, device or self.root_device,
                                  dataloader_idx)
