@@ -2,11 +2,12 @@
 
 Each module lists its public functions in ``__all__``; the union is re-exported as the ``ember`` tensor API.
 """
-from . import (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,  # noqa
-               softmax, sorting)
+from . import (arithmetic, clamp_where, compare, complex, conversion, creation, exp_log, gather_scatter, index,  # noqa
+               inplace, products, reduce, rounding, shape, softmax, sorting, special, trig)
 
-_MODULES = (arithmetic, compare, complex, conversion, creation, index, inplace, math, products, reduce, shape,
-            softmax, sorting)
+# (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
+_MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, exp_log, gather_scatter, index, inplace,
+            products, reduce, rounding, shape, softmax, sorting, special, trig)
 
 __all__ = []
 for _m in _MODULES:

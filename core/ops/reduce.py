@@ -214,7 +214,7 @@ class MinBackward0(MaxBackward0):
 
 
 def _value_selecting_backward(grad, d, indices, in_shape, keepdim):
-    from .index import _scatter
+    from .gather_scatter import _scatter
     if not keepdim and len(in_shape):
         grad = grad.unsqueeze(d)
         indices = indices.unsqueeze(d)
@@ -779,7 +779,7 @@ class NansumBackward0(Node):
     def apply(self, grad):
         (x,) = self.saved_tensors
         in_shape, dims, keepdim, count = self._ctx
-        from .index import masked_fill
+        from .gather_scatter import masked_fill
         g = expand_reduced(grad if count is None else grad / count, in_shape, dims, keepdim)
         return (masked_fill(g, wrap(x._xp.isnan(x._data)), 0),)
 
@@ -790,7 +790,7 @@ class NanmeanBackward0(Node):
     def apply(self, grad):
         (x,) = self.saved_tensors
         in_shape, dims, keepdim = self._ctx
-        from .index import masked_fill
+        from .gather_scatter import masked_fill
         nan = x._xp.isnan(x._data)
         count = wrap((~nan).sum(axis=dims, keepdims=True).astype(grad._data.dtype))
         g = expand_reduced(grad, in_shape, dims, keepdim) / count

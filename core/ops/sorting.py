@@ -56,7 +56,7 @@ class _SelectBackward(Node):
 
     def apply(self, grad):
         in_shape, dim, indices, keepdim = self._ctx
-        from .index import scatter_add
+        from .gather_scatter import scatter_add
         idx = wrap(indices)
         if not keepdim and len(in_shape):
             grad = grad.unsqueeze(dim)

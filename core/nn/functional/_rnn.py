@@ -1,0 +1,377 @@
+"""The fused recurrence of ``nn.RNN``, ``nn.LSTM`` and ``nn.GRU``: array-level time-loop kernels and their node.
+
+:func:`_recurrence` runs one layer in one direction as a single autograd op: a forward kernel loops over time in
+plain NumPy on preallocated buffers and saves the gate activations, and :class:`RecurrenceBackward0` runs the
+matching hand-written backpropagation-through-time kernel. Packed (variable-length) batches compute only the active
+rows of each step. Under ``create_graph=True`` the backward instead recomputes the loop from differentiable ember
+ops (:func:`_composed_recurrence`) so that higher-order gradients are right.
+
+Private to the recurrent layers in :mod:`ember.core.nn.modules.rnn`: nothing here is public API.
+"""
+from __future__ import annotations
+
+from ...autograd.graph import Node
+from ...ops._base import GRAD_ENABLED, record_multi, wrap
+
+__all__ = []
+
+# ------------------------------------------------------------------------------------------ recurrence kernels
+# One fused op runs the whole time loop of one layer in one direction. Its input ``xg`` is the input projection
+# ``x @ W_ih^T + b_ih`` for every time step, computed beforehand with a single matmul. The loop itself does one
+# small matmul (``h @ W_hh^T``) and a few in-place elementwise NumPy calls per step, and saves the gate activations;
+# the backward loop does the same, and the weight gradients are two large matmuls after the loop.
+
+def _sigmoid_halved_(a, out, xp):
+    """``out = sigmoid(2 a)`` for an ``a`` already halved: ``sigmoid(x) = (tanh(x / 2) + 1) / 2``, which cannot
+    overflow. One contiguous pass each, so it is as fast as the textbook ``1 / (1 + exp(-x))``."""
+    xp.tanh(a, out=out)
+    out *= 0.5
+    out += 0.5
+    return out
+
+
+def _steps(T: int, reverse: bool):
+    return range(T - 1, -1, -1) if reverse else range(T)
+
+
+def _shifted(seq, first, reverse, xp):
+    """The state entering each step: ``first`` then ``seq`` shifted by one step in the direction of travel."""
+    out = xp.empty_like(seq)
+    if reverse:
+        out[-1] = first
+        out[:-1] = seq[1:]
+    else:
+        out[0] = first
+        out[1:] = seq[:-1]
+    return out
+
+
+def _weight_grads(dpre, h_prev, b_hh):
+    """``dW_hh`` and ``db_hh`` from the gate pre-activation gradients of all steps: two calls after the loop."""
+    T, B, G = dpre.shape
+    d2 = dpre.reshape(T * B, G)
+    dw = d2.T @ h_prev.reshape(T * B, -1)
+    db = d2.sum(axis=0) if b_hh is not None else None
+    return dw, db
+
+
+# Packed (variable-length) batches: ``bs[t]`` sequences, sorted by decreasing length, are active at step t, so the
+# active rows are always a prefix ``[:n]``. Only they are computed; the other rows carry their state unchanged
+# (a finished sequence keeps its final state, a reverse-direction sequence that has not started keeps h0), which
+# makes ``ys`` shifted by one step the correct previous state for backward, and the last row of ``ys`` the h_n.
+
+def _active(bs, t, B):
+    return B if bs is None else int(bs[t])
+
+
+def _carry(dh_new, dht, n, B):
+    """The gradient entering the previous step: computed for the active rows, passed through for the others."""
+    if n == B:
+        return dh_new
+    out = dht.copy()
+    out[:n] = dh_new
+    return out
+
+
+# LSTM: gates i, f, g, o.  Saved: activated gates (T, B, 4H), cell states (T, B, H), unprojected h if proj.
+def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
+    T, B, G = xg.shape
+    H = G // 4
+    pre_all = xg + b_hh if b_hh is not None else xg
+    gates = xp.empty((T, B, G), dtype=xg.dtype)
+    cs = xp.empty((T, B, H), dtype=xg.dtype)
+    ys = xp.empty((T, B, h.shape[1]), dtype=xg.dtype)
+    h_raw = xp.empty((T, B, H), dtype=xg.dtype) if w_hr is not None else None
+    w_hh_t = w_hh.T
+    w_hr_t = w_hr.T if w_hr is not None else None
+    for t in _steps(T, reverse):
+        n = _active(bs, t, B)
+        pre = pre_all[t, :n] + h[:n] @ w_hh_t  # a fresh contiguous (n, 4H) block
+        g = gates[t, :n]
+        pre *= 0.5
+        _sigmoid_halved_(pre, g, xp)  # all four gates as sigmoids, then the g gate redone as tanh
+        xp.tanh(pre[:, 2 * H:3 * H] * 2, out=g[:, 2 * H:3 * H])
+        c_new = cs[t]
+        xp.multiply(g[:, H:2 * H], c[:n], out=c_new[:n])
+        c_new[:n] += g[:, :H] * g[:, 2 * H:3 * H]
+        h_new = ys[t]
+        if w_hr_t is None:
+            xp.tanh(c_new[:n], out=h_new[:n])
+            h_new[:n] *= g[:, 3 * H:]
+        else:
+            hr = h_raw[t, :n]
+            xp.tanh(c_new[:n], out=hr)
+            hr *= g[:, 3 * H:]
+            xp.matmul(hr, w_hr_t, out=h_new[:n])
+        if n < B:
+            gates[t, n:] = 0
+            c_new[n:] = c[n:]
+            h_new[n:] = h[n:]
+            if h_raw is not None:
+                h_raw[t, n:] = 0
+        h, c = h_new, c_new
+    return ys, h.copy(), c.copy(), (gates, cs, h_raw)
+
+
+def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
+    gates, cs, h_raw = cache
+    T, B, G = gates.shape
+    H = G // 4
+    i, f, g, o = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:3 * H], gates[..., 3 * H:]
+    tc = xp.tanh(cs)
+    # everything that does not depend on the incoming gradient is computed for all steps at once: per step,
+    # d(pre-activation) = [dc, dc, dc, dh] * coef, with coef = [g, c_prev, i, tanh c] * activation derivative
+    coef = xp.empty((T, B, 4, H), dtype=gates.dtype)
+    xp.multiply(g, i * (1 - i), out=coef[:, :, 0])
+    xp.multiply(_shifted(cs, c0, reverse, xp), f * (1 - f), out=coef[:, :, 1])
+    xp.multiply(i, 1 - g * g, out=coef[:, :, 2])
+    xp.multiply(tc, o * (1 - o), out=coef[:, :, 3])
+    dc_from_h = o * (1 - tc * tc)
+    dpre = xp.empty((T, B, 4, H), dtype=gates.dtype)
+    dh_proj = xp.zeros_like(ys) if w_hr is not None else None
+    for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
+        dht = dh if dys is None else dh + dys[t]
+        dhr = dht[:n]
+        if w_hr is not None:
+            dh_proj[t, :n] = dhr
+            dhr = dhr @ w_hr
+        dca = dc[:n] + dhr * dc_from_h[t, :n]
+        d = dpre[t]
+        xp.multiply(dca[:, None, :], coef[t, :n, :3], out=d[:n, :3])
+        xp.multiply(dhr, coef[t, :n, 3], out=d[:n, 3])
+        dc = _carry(dca * f[t, :n], dc, n, B)
+        if n < B:
+            d[n:] = 0
+        dh = _carry(d[:n].reshape(n, G) @ w_hh, dht, n, B)
+    dpre = dpre.reshape(T, B, G)
+    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
+    grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
+    if w_hr is not None:
+        grads["w_hr"] = dh_proj.reshape(T * B, -1).T @ h_raw.reshape(T * B, H)
+    return grads
+
+
+# GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.
+def _forward_gru(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
+    T, B, G = xg.shape
+    H = G // 3
+    gates = xp.empty((T, B, G), dtype=xg.dtype)
+    hn = xp.empty((T, B, H), dtype=xg.dtype)
+    ys = xp.empty((T, B, H), dtype=xg.dtype)
+    w_hh_t = w_hh.T
+    for t in _steps(T, reverse):
+        n = _active(bs, t, B)
+        hp = h[:n]
+        hg = hp @ w_hh_t
+        if b_hh is not None:
+            hg += b_hh
+        g = gates[t, :n]
+        rz = xg[t, :n, :2 * H] + hg[:, :2 * H]
+        rz *= 0.5
+        _sigmoid_halved_(rz, rz, xp)
+        g[:, :2 * H] = rz
+        hn[t, :n] = hg[:, 2 * H:]
+        new = rz[:, :H] * hg[:, 2 * H:]
+        new += xg[t, :n, 2 * H:]
+        xp.tanh(new, out=new)
+        g[:, 2 * H:] = new
+        h_new = ys[t]
+        xp.subtract(hp, new, out=h_new[:n])  # h' = n + z * (h - n)
+        h_new[:n] *= rz[:, H:]
+        h_new[:n] += new
+        if n < B:
+            gates[t, n:] = 0
+            hn[t, n:] = 0
+            h_new[n:] = h[n:]
+        h = h_new
+    return ys, h.copy(), None, (gates, hn)
+
+
+def _backward_gru(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
+    gates, hn = cache
+    T, B, G = gates.shape
+    H = G // 3
+    r, z, n_gate = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:]
+    h_prev = _shifted(ys, h0, reverse, xp)
+    coef_n = (1 - z) * (1 - n_gate * n_gate)  # dn_pre = dh * coef_n
+    coef_z = (h_prev - n_gate) * (z * (1 - z))  # dz_pre = dh * coef_z
+    coef_r = hn * (r * (1 - r))  # dr_pre = dn_pre * coef_r
+    dxg = xp.empty((T, B, G), dtype=gates.dtype)
+    dhg = xp.empty((T, B, G), dtype=gates.dtype)
+    for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
+        dht = dh if dys is None else dh + dys[t]
+        dha = dht[:n]
+        dx, dhh = dxg[t], dhg[t]
+        dn_pre = dx[:n, 2 * H:]
+        xp.multiply(dha, coef_n[t, :n], out=dn_pre)
+        xp.multiply(dn_pre, coef_r[t, :n], out=dhh[:n, :H])
+        xp.multiply(dha, coef_z[t, :n], out=dhh[:n, H:2 * H])
+        xp.multiply(dn_pre, r[t, :n], out=dhh[:n, 2 * H:])
+        if n < B:
+            dx[n:] = 0
+            dhh[n:] = 0
+        dh_new = dha * z[t, :n]
+        dh_new += dhh[:n] @ w_hh
+        dh = _carry(dh_new, dht, n, B)
+    dxg[..., :2 * H] = dhg[..., :2 * H]  # r and z see the same gradient from both projections
+    dw_hh, db_hh = _weight_grads(dhg, h_prev, b_hh)
+    return {"xg": dxg, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
+
+
+# Elman RNN: the outputs are the activations, nothing else is saved.
+def _forward_rnn(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None, relu=False):
+    T, B, _ = xg.shape
+    ys = xg + b_hh if b_hh is not None else xg.copy()  # pre-activations, activated in place
+    w_hh_t = w_hh.T
+    for t in _steps(T, reverse):
+        n = _active(bs, t, B)
+        h_new = ys[t]
+        a = h_new[:n]
+        a += h[:n] @ w_hh_t
+        if relu:
+            xp.maximum(a, 0, out=a)
+        else:
+            xp.tanh(a, out=a)
+        if n < B:
+            h_new[n:] = h[n:]
+        h = h_new
+    return ys, h.copy(), None, ()
+
+
+def _backward_rnn(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None, relu=False):
+    T, B, _ = ys.shape
+    dact = (ys > 0).astype(ys.dtype) if relu else 1 - ys * ys
+    dpre = xp.empty_like(ys)
+    for t in _steps(T, not reverse):
+        n = _active(bs, t, B)
+        dht = dh if dys is None else dh + dys[t]
+        d = dpre[t]
+        xp.multiply(dht[:n], dact[t, :n], out=d[:n])
+        if n < B:
+            d[n:] = 0
+        dh = _carry(d[:n] @ w_hh, dht, n, B)
+    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
+    return {"xg": dpre, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
+
+
+def _forward_kernel(mode, *args, bs=None):
+    if mode == "LSTM":
+        return _forward_lstm(*args, bs=bs)
+    if mode == "GRU":
+        return _forward_gru(*args, bs=bs)
+    return _forward_rnn(*args, bs=bs, relu=(mode == "RNN_RELU"))
+
+
+def _backward_kernel(mode, *args, bs=None):
+    if mode == "LSTM":
+        return _backward_lstm(*args, bs=bs)
+    if mode == "GRU":
+        return _backward_gru(*args, bs=bs)
+    return _backward_rnn(*args, bs=bs, relu=(mode == "RNN_RELU"))
+
+
+class RecurrenceBackward0(Node):
+    """Backward of one layer's fused time loop: inputs ``(xg, h0, c0, w_hh, b_hh, w_hr)``, outputs
+    ``(output, h_n, c_n)``. Without ``create_graph`` it runs the NumPy backpropagation-through-time loop; with it,
+    the loop is recomputed from differentiable ember ops and differentiated, so higher-order gradients are right."""
+
+    __slots__ = ()
+    n_outputs = 3
+
+    def apply(self, d_out, d_hn=None, d_cn=None):
+        inputs = self.saved_tensors
+        mode, reverse, cache, bs = self._ctx
+        if GRAD_ENABLED[0]:
+            return _composed_backward(mode, reverse, bs, inputs, (d_out, d_hn, d_cn), self.next_functions)
+        ys = self.saved_output()._data  # checks that the output was not modified in place
+        xg, h0, c0, w_hh, b_hh, w_hr = inputs
+        xp = xg._xp
+        dtype = xg._data.dtype
+        dh = d_hn._data if d_hn is not None else xp.zeros(h0._data.shape, dtype=dtype)
+        dc = None
+        if mode == "LSTM":
+            dc = d_cn._data if d_cn is not None else xp.zeros(c0._data.shape, dtype=dtype)
+        grads = _backward_kernel(mode, cache, ys, h0._data, None if c0 is None else c0._data,
+                                 None if d_out is None else d_out._data, dh, dc, w_hh._data,
+                                 None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data,
+                                 reverse, xp, bs=bs)
+        return tuple(None if e is None or grads.get(k) is None else wrap(grads[k])
+                     for k, e in zip(("xg", "h0", "c0", "w_hh", "b_hh", "w_hr"), self.next_functions))
+
+    def _release(self):
+        Node._release(self)
+        self._ctx = None  # the saved activations are the big buffers: free them with the graph
+
+
+def _recurrence(mode, xg, h0, c0, w_hh, b_hh, w_hr, reverse, batch_sizes=None):
+    """Run one layer in one direction. ``xg``: (T, B, G) input projections; ``batch_sizes``: optional NumPy array
+    of the number of active (length-sorted) sequences per step. Returns ``(output, h_n, c_n)``."""
+    xp = xg._xp
+    ys, hn, cn, cache = _forward_kernel(
+        mode, xg._data, h0._data, None if c0 is None else c0._data, w_hh._data,
+        None if b_hh is None else b_hh._data, None if w_hr is None else w_hr._data, reverse, xp, bs=batch_sizes)
+    outs = (wrap(ys), wrap(hn), None if cn is None else wrap(cn))
+    ins = (xg, h0, c0, w_hh, b_hh, w_hr)
+    if GRAD_ENABLED[0] and any(t is not None and t._requires_grad for t in ins):
+        node = RecurrenceBackward0()
+        node.save(*ins)
+        node._ctx = (mode, reverse, cache, batch_sizes)
+        record_multi(node, tuple(o for o in outs if o is not None), *ins)
+        node.save_output(outs[0])  # the outputs are the hidden states backward needs: saved, not copied
+    return outs
+
+
+# ---------------------------------------------------------------------------- composed version (double backward)
+def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse, bs=None):
+    """The same recurrence from differentiable ember ops, one step at a time (slow; used for create_graph)."""
+    from ... import ops
+    T, B = xg.shape[0], xg.shape[1]
+    H = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
+    ys = [None] * T
+    for t in _steps(T, reverse):
+        n = _active(bs, t, B)
+        h_all, c_all = h, c
+        x = xg[t, :n]
+        h = h[:n]
+        c = c[:n] if c is not None else None
+        hg = h @ w_hh.mT
+        if b_hh is not None:
+            hg = hg + b_hh
+        if mode == "LSTM":
+            gates = x + hg
+            i, f = gates[:, :H].sigmoid(), gates[:, H:2 * H].sigmoid()
+            g, o = gates[:, 2 * H:3 * H].tanh(), gates[:, 3 * H:].sigmoid()
+            c = f * c + i * g
+            h = o * c.tanh()
+            if w_hr is not None:
+                h = h @ w_hr.mT
+        elif mode == "GRU":
+            r = (x[:, :H] + hg[:, :H]).sigmoid()
+            z = (x[:, H:2 * H] + hg[:, H:2 * H]).sigmoid()
+            cand = (x[:, 2 * H:] + r * hg[:, 2 * H:]).tanh()
+            h = cand + z * (h - cand)
+        else:
+            pre = x + hg
+            h = pre.relu() if mode == "RNN_RELU" else pre.tanh()
+        if n < B:  # inactive rows carry their state
+            h = ops.cat([h, h_all[n:]], 0)
+            c = ops.cat([c, c_all[n:]], 0) if c is not None else None
+        ys[t] = h
+    return ops.stack(ys), h, c
+
+
+def _composed_backward(mode, reverse, bs, inputs, grad_outputs, next_functions):
+    from ...autograd.engine import grad as autograd_grad
+    outs = _composed_recurrence(mode, *inputs, reverse, bs)
+    pairs = [(o, g) for o, g in zip(outs, grad_outputs) if o is not None and g is not None and o._requires_grad]
+    wanted = [i for i, (t, e) in enumerate(zip(inputs, next_functions)) if t is not None and e is not None]
+    result = [None] * len(inputs)
+    if not pairs or not wanted:
+        return tuple(result)
+    grads = autograd_grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs],
+                          create_graph=True, allow_unused=True)
+    for i, g in zip(wanted, grads):
+        result[i] = g
+    return tuple(result)
