@@ -1,8 +1,8 @@
 """Numerics benchmark: em.fft, em.linalg, einsum/tensordot/kron, sorting and selection, complex ops.
 
 Each row times an ember function (grad mode off, inputs of at least 1e5 elements) against the bare NumPy call it
-wraps, measured in alternating rounds of the same run (single-threaded BLAS), and prints the ratio ember / NumPy
-(target: <= 1.5x).
+wraps, measured in alternating rounds of the same run as process CPU time (single-threaded BLAS, so a busy shared
+machine does not skew the figures), and prints the ratio ember / NumPy (target: <= 1.5x).
 
     python benchmarks/numerics.py            # full table
     python benchmarks/numerics.py --quick    # fewer repeats
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import timeit
 
 # One BLAS thread on both sides: the ratios then measure ember's own cost instead of thread scheduling noise.
@@ -26,27 +27,28 @@ import numpy as np  # noqa: E402  (after the thread settings)
 import ember as em  # noqa: E402
 
 RNG = np.random.default_rng(0)
-REPEAT = 4 if "--quick" in sys.argv else 12
+REPEAT = 5 if "--quick" in sys.argv else 25
 
 
-def _calls_for(fn, target_seconds=0.02):
+def _calls_for(fn, target_seconds=0.01):
     """How many calls make one measurement last about ``target_seconds``."""
     fn()
-    once = min(timeit.repeat(fn, number=1, repeat=3))
-    return max(1, int(target_seconds / max(once, 1e-7)))
+    once = min(timeit.repeat(fn, number=1, repeat=3, timer=time.process_time))
+    return max(1, int(target_seconds / max(once, 1e-6)))
 
 
 def paired_best(fn_a, fn_b):
     """Best time per call (seconds) of two functions, measured in alternating rounds.
 
-    Alternating the two keeps slow drifts of the machine's load (other processes, CPU clocks) from favouring
-    either side; the minimum over rounds is the least disturbed measurement.
+    Times are this process's CPU time (BLAS is single-threaded), so other processes on a shared machine do not
+    count; alternating the two keeps slow drifts (CPU clocks, caches) from favouring either side, and the minimum
+    over rounds is the least disturbed measurement.
     """
     na, nb = _calls_for(fn_a), _calls_for(fn_b)
     ta = tb = float("inf")
     for _ in range(REPEAT):
-        ta = min(ta, timeit.timeit(fn_a, number=na) / na)
-        tb = min(tb, timeit.timeit(fn_b, number=nb) / nb)
+        ta = min(ta, timeit.timeit(fn_a, number=na, timer=time.process_time) / na)
+        tb = min(tb, timeit.timeit(fn_b, number=nb, timer=time.process_time) / nb)
     return ta, tb
 
 
@@ -80,8 +82,8 @@ def cases():
     add("fft", "hfft", lambda: F.hfft(tspec), lambda: np.fft.hfft(spec), spec.size)
     add("fft", "fft2 512x512", lambda: F.fft2(tX2), lambda: np.fft.fft2(X2), X2.size)
     add("fft", "rfftn 512x512", lambda: F.rfftn(tX2), lambda: np.fft.rfftn(X2), X2.size)
-    add("fft", "fft with n (padding)", lambda: F.fft(txc, n=(1 << 18) + 4096), lambda: np.fft.fft(xc, n=(1 << 18) + 4096),
-        xc.size)
+    padded = (1 << 18) + 4096
+    add("fft", "fft with n (padding)", lambda: F.fft(txc, n=padded), lambda: np.fft.fft(xc, n=padded), xc.size)
     add("fft", "fftshift 512x512", lambda: F.fftshift(tX2), lambda: np.fft.fftshift(X2), X2.size)
 
     # --------------------------------------------------------------------------------------------------- linalg
@@ -234,7 +236,8 @@ def main():
                 flag = "  <-- over 1.5x"
                 over.append(name)
             print(f"{group:<9} {name:<36} {n:>9.2e} {t_np * 1e3:>9.3f} {t_em * 1e3:>9.3f} {ratio:>6.2f}  {note}{flag}")
-    print(f"\nrows over the 1.5x target (excluding O(1) views): {len(over)}" + (f" ({', '.join(over)})" if over else ""))
+    listed = f" ({', '.join(over)})" if over else ""
+    print(f"\nrows over the 1.5x target (excluding O(1) views): {len(over)}{listed}")
 
 
 if __name__ == "__main__":

@@ -831,7 +831,6 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 # ------------------------------------------------------------------------------------------------------------- pinv
 def _pinv_grad(g: Tensor, P: Tensor, A: Tensor) -> Tensor:
     """Adjoint of the pseudo-inverse ``P = pinv(A)`` (constant rank): gradient w.r.t. ``A`` given ``g`` w.r.t. ``P``."""
-    m, n = A._data.shape[-2:]
     Ph, gh = P.mH, g.mH
     gA = -(Ph @ g @ Ph)
     gA = gA + (gh - A @ (P @ gh)) @ (P @ Ph)          # (I - A P) g^H P P^H
@@ -1118,7 +1117,6 @@ class LinalgVectorNormBackward0(Node):
 
 
 def _vector_norm_grad(x, norm, grad, ord, dims):
-    xp = x._xp
     cplx = x._data.dtype.kind == "c"
     absx = x.abs()
     if ord == 0:

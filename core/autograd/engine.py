@@ -194,6 +194,9 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
                         grads = res
             if not retain_graph:
                 node._release()
+            if node._real_inputs is not None:
+                grads = tuple(g.real if flag and g is not None and g._data.dtype.kind == "c" else g
+                              for g, flag in zip(grads, node._real_inputs))
             for edge, g in zip(node.next_functions, grads):
                 if edge is None or g is None:
                     continue

@@ -70,6 +70,7 @@ class Node:
     _pre_hooks = None
     _retained = None
     _post_hooks = None
+    _real_inputs = None  # for complex-output nodes: which inputs are real (their gradients keep the real part)
 
     def name(self) -> str:
         """The node's type name, e.g. ``'MulBackward0'``."""

@@ -25,19 +25,40 @@ Every operation waits at most the group's ``timeout``; a rank that dies makes th
 error naming it, and calls that disagree across ranks (shapes, dtypes, order) raise an error listing every rank's
 arguments.
 """
-from .collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all, barrier, broadcast, gather,
-                          irecv, isend, monitored_barrier, recv, reduce, reduce_scatter, reduce_scatter_tensor,
-                          scatter, send)
-from .environment import ClusterEnvironment, detect_environment
-from .errors import DistBackendError, DistError, DistNetworkError, DistStoreError
-from .join import Join, Joinable, JoinHook
-from .objects import all_gather_object, broadcast_object_list, gather_object, scatter_object_list
-from .process_group import (Backend, GroupMember, ProcessGroup, default_pg_timeout, destroy_process_group,
-                            get_backend, get_global_rank, get_group_rank, get_node_local_rank,
-                            get_process_group_ranks, get_rank, get_world_size, group, init_process_group,
-                            is_available, is_initialized, is_mpi_available, new_group)
-from .reduce_op import ReduceOp
-from .work import Work
+import importlib
+
+# Names load on first use (``import ember.nn`` reaches this package through DistributedDataParallel and should not
+# pay for the whole of it).
+_SOURCES = {
+    "collectives": ("all_gather", "all_gather_into_tensor", "all_reduce", "all_to_all", "barrier", "broadcast",
+                    "gather", "irecv", "isend", "monitored_barrier", "recv", "reduce", "reduce_scatter",
+                    "reduce_scatter_tensor", "scatter", "send"),
+    "environment": ("ClusterEnvironment", "detect_environment"),
+    "errors": ("DistBackendError", "DistError", "DistNetworkError", "DistStoreError"),
+    "join": ("Join", "Joinable", "JoinHook"),
+    "objects": ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"),
+    "process_group": ("Backend", "GroupMember", "ProcessGroup", "default_pg_timeout", "destroy_process_group",
+                      "get_backend", "get_global_rank", "get_group_rank", "get_node_local_rank",
+                      "get_process_group_ranks", "get_rank", "get_world_size", "group", "init_process_group",
+                      "is_available", "is_initialized", "is_mpi_available", "new_group"),
+    "reduce_op": ("ReduceOp",),
+    "work": ("Work",),
+}
+_WHERE = {name: module for module, names in _SOURCES.items() for name in names}
+
+
+def __getattr__(name):
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ember.distributed' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "Backend", "ClusterEnvironment", "DistBackendError", "DistError", "DistNetworkError", "DistStoreError",

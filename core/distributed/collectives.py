@@ -21,7 +21,7 @@ from ..tensor import Tensor
 from .consistency import make_meta
 from .process_group import _resolve
 from .reduce_op import ReduceOp
-from .work import CompletedWork, Work
+from .work import Work
 
 __all__ = ["barrier", "broadcast", "all_reduce", "reduce", "all_gather", "all_gather_into_tensor", "gather",
            "scatter", "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "send", "recv", "isend", "irecv",
@@ -65,6 +65,11 @@ def _root(pg, global_rank, group_rank, name: str, fn: str) -> int:
     return pg._ranks.index(int(global_rank))
 
 
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    """``a`` in C order, keeping its shape (``np.ascontiguousarray`` turns 0-d arrays into 1-d ones)."""
+    return a if a.flags.c_contiguous else a.copy(order="C")
+
+
 def _effective_op(op: ReduceOp, dtype: np.dtype, fn: str) -> ReduceOp:
     if dtype == np.bool_:
         if op is ReduceOp.AVG:
@@ -83,11 +88,11 @@ def _working(data: np.ndarray, reducing: bool):
     if reducing and data.dtype == np.bool_:
         if data.flags.c_contiguous and data.flags.writeable:
             return data.view(np.uint8), None
-        work = np.ascontiguousarray(data).view(np.uint8)
+        work = _contiguous(data).view(np.uint8)
         return work, lambda: np.copyto(data, work.view(np.bool_))
     if data.flags.c_contiguous and data.flags.writeable:
         return data, None
-    work = np.ascontiguousarray(data)
+    work = data.copy(order="C")
     return work, lambda: np.copyto(data, work)
 
 
@@ -208,7 +213,7 @@ def all_gather(tensor_list: List[Tensor], tensor: Tensor, group=None, async_op: 
     if pg is None:
         return None
     outs = _tensor_list(tensor_list, "tensor_list", "all_gather", pg.size(), like=tensor)
-    data = np.ascontiguousarray(tensor._data)
+    data = _contiguous(tensor._data)
     out = np.empty((pg.size(),) + data.shape, dtype=data.dtype)
     meta = make_meta("all_gather", data.dtype, data.shape)
     work = pg._impl.all_gather(out, data, meta, async_op)
@@ -227,7 +232,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group=No
     pg = _resolve(group)
     if pg is None:
         return None
-    data = np.ascontiguousarray(input_tensor._data)
+    data = _contiguous(input_tensor._data)
     n = pg.size()
     stacked = (n,) + data.shape
     concat = ((n * data.shape[0],) + data.shape[1:]) if data.ndim else None
@@ -250,7 +255,7 @@ def gather(tensor: Tensor, gather_list: Optional[List[Tensor]] = None, dst: Opti
     if pg is None:
         return None
     root = _root(pg, dst, group_dst, "dst", "gather")
-    data = np.ascontiguousarray(tensor._data)
+    data = _contiguous(tensor._data)
     meta = make_meta("gather", data.dtype, data.shape, root)
     if pg.rank() == root:
         if gather_list is None:
@@ -318,7 +323,7 @@ def reduce_scatter_tensor(output: Tensor, input: Tensor, op=ReduceOp.SUM, group=
                          f"with {n} ranks and an output of shape {tuple(shape)} ({output._data.dtype}) it must hold "
                          f"{n} x {output._data.size} elements of the same dtype")
     backend_op = _effective_op(op, output._data.dtype, "reduce_scatter_tensor")
-    stacked = np.ascontiguousarray(input._data).reshape((n,) + shape)
+    stacked = _contiguous(input._data).reshape((n,) + shape)
     return _reduce_scatter(pg, output, stacked, op, backend_op, async_op)
 
 
@@ -329,7 +334,7 @@ def _reduce_scatter(pg, output, stacked, op, backend_op, async_op):
     elif stacked.dtype == np.bool_:
         stacked = stacked.view(np.uint8)
     meta = make_meta("reduce_scatter", output._data.dtype, output._data.shape, reduce=op.value)
-    work = pg._impl.reduce_scatter(out, np.ascontiguousarray(stacked), backend_op, meta, async_op)
+    work = pg._impl.reduce_scatter(out, _contiguous(stacked), backend_op, meta, async_op)
     avg = (lambda: _average(out, pg.size())) if op is ReduceOp.AVG else None
     return _finish(work, async_op, [avg, back, _touch(output)])
 
@@ -374,10 +379,11 @@ def isend(tensor: Tensor, dst: Optional[int] = None, group=None, tag: int = 0, g
     pg = _resolve(group)
     if pg is None:
         return None
+    tag = _check_tag(tag, "isend")
     peer = _peer(pg, dst, group_dst, "dst", "isend")
     if peer == pg._ranks[pg.rank()]:
         raise ValueError("isend: a rank cannot send to itself (dst is this process's rank)")
-    return pg._impl.send(np.ascontiguousarray(tensor._data), peer, _check_tag(tag, "isend"), async_op=True)
+    return pg._impl.send(_contiguous(tensor._data), peer, tag, async_op=True)
 
 
 def send(tensor: Tensor, dst: Optional[int] = None, group=None, tag: int = 0, group_dst: Optional[int] = None) -> None:
@@ -396,7 +402,7 @@ def send(tensor: Tensor, dst: Optional[int] = None, group=None, tag: int = 0, gr
     peer = _peer(pg, dst, group_dst, "dst", "send")
     if peer == pg._ranks[pg.rank()]:
         raise ValueError("send: a rank cannot send to itself (dst is this process's rank)")
-    pg._impl.send(np.ascontiguousarray(tensor._data), peer, _check_tag(tag, "send"), async_op=False)
+    pg._impl.send(_contiguous(tensor._data), peer, _check_tag(tag, "send"), async_op=False)
     return None
 
 

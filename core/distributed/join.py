@@ -50,6 +50,7 @@ class Joinable:
 
     @property
     def join_device(self):
+        """The device of the join's status tensors (the CPU)."""
         from ..device import CPU
         return CPU
 

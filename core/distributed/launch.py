@@ -30,6 +30,7 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def new_run_id() -> str:
+    """A fresh job id (names the job's shared-memory files, ``EMBER_RUN_ID``)."""
     return uuid.uuid4().hex[:12]
 
 

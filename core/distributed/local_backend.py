@@ -3,8 +3,12 @@
 Control messages and small payloads (up to 64 KiB) travel over the socket mesh (:mod:`.local_transport`); large
 payloads go through shared memory (:mod:`.local_shm`). A collective is one handshake round: every rank sends every
 other rank a description of its call (plus the payload, or the name of its shared slot), checks that all the
-descriptions agree, and reads what it needs. When shared memory was used, a second round tells the owners that
-their slots may be reused.
+descriptions agree, and reads what it needs.
+
+Each rank has two shared slots per group and alternates between them (collective ``s`` uses slot ``s % 2``), so no
+second round is needed before a slot is reused: a peer sends its message for collective ``s + 1`` only after it
+finished reading everything of collective ``s``, and this rank receives that message before it can start
+collective ``s + 2``, the next one to overwrite the same slot.
 
 Reductions run on every rank over the contributions in rank order, so all ranks get bitwise-identical results
 (DDP relies on this to keep the replicas equal).
@@ -16,6 +20,7 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
+from .backend_group import BackendGroup
 from .consistency import describe_mismatch
 from .errors import DistBackendError
 from .executor import SerialExecutor
@@ -63,16 +68,18 @@ class LocalBackend:
         self._senders: Dict[int, SerialExecutor] = {}
 
     def sender(self, peer: int) -> SerialExecutor:
+        """The FIFO thread that sends point-to-point messages to ``peer`` (sends to one peer keep their order)."""
         ex = self._senders.get(peer)
         if ex is None:
             ex = self._senders[peer] = SerialExecutor(f"ember-dist-send-{peer}")
         return ex
 
     def close(self, graceful: bool = True) -> None:
+        """Close the mesh (``graceful``: tell the peers this rank is leaving on purpose)."""
         self.mesh.close(graceful)
 
 
-class LocalGroup:
+class LocalGroup(BackendGroup):
     """A process group of the local backend (the world, or a ``new_group`` subset).
 
     All ranks arguments are *group* ranks; ``send``/``recv`` peers are global ranks.
@@ -89,7 +96,8 @@ class LocalGroup:
         self.timeout = float(timeout)
         self.name = name
         self._seq = 0
-        self._slot = Slot(f"ember-{backend.job}-g{gid}-r{backend.rank}")
+        prefix = f"ember-{backend.job}-g{gid}-r{backend.rank}"
+        self._slots = (Slot(prefix + "a"), Slot(prefix + "b"))
         self._peer_slots = PeerSlots()
         self._executor = SerialExecutor(f"ember-dist-{name}")
 
@@ -111,14 +119,19 @@ class LocalGroup:
         deadline = time.monotonic() + self.timeout
         me = self.rank
         data = _as_bytes(contribution) if contribution is not None else None
+        if self.size == 1:  # nothing to exchange: the result is this rank's own contribution
+            consume({0: data} if data is not None else {})
+            return
         nbytes = 0 if data is None else data.nbytes
         out_meta = dict(meta)
         payload = None
         sources: Dict[int, np.ndarray] = {}
+        half = seq % 2
         if nbytes > INLINE_BYTES:
-            view = self._slot.ensure(nbytes)
+            slot = self._slots[half]
+            view = slot.ensure(nbytes, seq)
             np.copyto(view, data)
-            out_meta["shm"] = [self._slot.name, nbytes]
+            out_meta["shm"] = [slot.name, nbytes]
             sources[me] = view
         elif nbytes:
             payload = data
@@ -127,39 +140,25 @@ class LocalGroup:
             sources[me] = data
         peers = [(i, g) for i, g in enumerate(self.ranks) if i != me]
         for _, g in peers:
-            mesh.send(g, tag, out_meta, payload)
+            mesh.send(g, tag, out_meta, payload, what=what)
         metas: List[Optional[dict]] = [None] * self.size
         metas[me] = out_meta
-        used_shm = "shm" in out_meta
-        watch = [g for _, g in peers]
-        for i, g in peers:
+        for k, (i, g) in enumerate(peers):
+            watch = [h for _, h in peers[k + 1:]]  # the peers whose message is still to come
             meta_i, payload_i = mesh.recv(g, tag, deadline, what, watch)
             metas[i] = meta_i
-            if "shm" in meta_i:
-                used_shm = True
+            if "shm" in meta_i:  # mapped now even if unused here, so that its owner may unlink the file
                 name, n = meta_i["shm"]
-                sources[i] = self._peer_slots.view(i, name, n)
+                sources[i] = self._peer_slots.view((i, half), name, n)
             elif payload_i:
                 sources[i] = np.frombuffer(payload_i, dtype=np.uint8)
+        for slot in self._slots:  # every peer has mapped files announced in an earlier collective
+            slot.unlink_if_announced_before(seq)
         if check:
             problem = describe_mismatch([{k: v for k, v in m.items() if k != "shm"} for m in metas], self.ranks)
             if problem is not None:
-                if used_shm:
-                    self._release(tag, deadline, what, peers, watch)
                 raise DistBackendError(problem)
         consume(sources)
-        if used_shm:
-            self._release(tag, deadline, what, peers, watch)
-
-    def _release(self, tag, deadline, what, peers, watch) -> None:
-        """Second round: everyone finished reading the slots (and mapped any new slot file)."""
-        mesh = self.backend.mesh
-        done = tag + "/done"
-        for _, g in peers:
-            mesh.send(g, done)
-        for _, g in peers:
-            mesh.recv(g, done, deadline, what, watch)
-        self._slot.unlink_now()
 
     # ------------------------------------------------------------------------------------------------ collectives
     def barrier(self, meta, async_op=False) -> Work:
@@ -246,7 +245,7 @@ class LocalGroup:
         key = f"p{self.gid}.{tag}"
 
         def run():
-            mesh.send(dst, key, meta, _as_bytes(arr) if arr.size else None)
+            mesh.send(dst, key, meta, _as_bytes(arr) if arr.size else None, what=f"send to rank {dst} (tag {tag})")
         sender = self.backend.sender(dst)
         if async_op:
             return sender.submit(run, ThreadWork([], f"isend to rank {dst}"))
@@ -283,4 +282,5 @@ class LocalGroup:
         return work
 
     def close(self) -> None:
-        self._slot.unlink_now()
+        for slot in self._slots:
+            slot.unlink_now()

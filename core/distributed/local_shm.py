@@ -1,14 +1,14 @@
 """Shared-memory slots of the ``"local"`` backend: where large collective payloads travel.
 
-Each rank of a group owns one slot, a file in ``/dev/shm`` (or the temp directory where there is none) mapped into
-memory. A collective copies this rank's contribution into its slot once; the peers read it straight from their own
-mapping of the same pages, so a payload crosses memory once per reader instead of going through sockets and
-kernel buffers.
+Each rank of a group owns two slots, used alternately: files in ``/dev/shm`` (or the temp directory where there is
+none) mapped into memory. A collective copies this rank's contribution into its slot once; the peers read it
+straight from their own mapping of the same pages, so a payload crosses memory once per reader instead of going
+through sockets and kernel buffers.
 
 A slot grows by replacing its file with a bigger one (a new generation). Peers map the new file when a
-collective's handshake names it, and the owner unlinks the file as soon as every peer has mapped it (the mappings
-stay valid), so a crash cannot leave files behind past that point. Launchers also remove ``ember-<job>-*`` files
-when a job ends.
+collective's handshake names it, and the owner unlinks the file as soon as every peer has mapped it (at the next
+collective; the mappings stay valid), so a crash cannot leave files behind past that point. Launchers also remove
+``ember-<job>-*`` files when a job ends.
 """
 from __future__ import annotations
 
@@ -66,12 +66,20 @@ class Slot:
         self._map: Optional[mmap.mmap] = None
         self.array: Optional[np.ndarray] = None
         self.unlink_pending: Optional[str] = None
+        self._announced = -1
 
-    def ensure(self, nbytes: int) -> np.ndarray:
-        """A byte view of at least ``nbytes`` (a bigger file replaces the slot when it is too small)."""
+    def ensure(self, nbytes: int, seq: int = 0) -> np.ndarray:
+        """A byte view of at least ``nbytes`` (a bigger file replaces the slot when it is too small); ``seq`` is
+        the collective that will announce it."""
         if nbytes > self.capacity:
             self._grow(nbytes)
+            self._announced = seq
         return self.array[:nbytes]
+
+    def unlink_if_announced_before(self, seq: int) -> None:
+        """Unlink a new file once a later collective completed its handshake (every peer has mapped it)."""
+        if self.unlink_pending is not None and self._announced < seq:
+            self.unlink_now()
 
     def _grow(self, nbytes: int) -> None:
         capacity = max(nbytes, 2 * self.capacity, _MB)
@@ -105,10 +113,11 @@ class PeerSlots:
     """The mappings of the peers' slots, by peer."""
 
     def __init__(self) -> None:
-        self._maps: Dict[int, Tuple[str, np.ndarray]] = {}
+        self._maps: Dict[object, Tuple[str, np.ndarray]] = {}
 
-    def view(self, peer: int, name: str, nbytes: int) -> np.ndarray:
-        """Bytes ``[0, nbytes)`` of ``peer``'s slot file ``name`` (mapped on first sight)."""
+    def view(self, peer, name: str, nbytes: int) -> np.ndarray:
+        """Bytes ``[0, nbytes)`` of ``peer``'s slot file ``name`` (mapped on first sight); ``peer`` is any key
+        naming one of the peer's slots."""
         current = self._maps.get(peer)
         if current is None or current[0] != name:
             fd = os.open(name, os.O_RDWR)
@@ -120,7 +129,3 @@ class PeerSlots:
             current = (name, np.frombuffer(mapping, dtype=np.uint8))
             self._maps[peer] = current
         return current[1][:nbytes]
-
-    def map(self, peer: int, name: str) -> None:
-        """Map ``peer``'s current file now (so the owner may unlink it)."""
-        self.view(peer, name, 0)

@@ -46,11 +46,19 @@ class Mesh:
     Args:
         rank: this process's global rank.
         socks: ``{peer_rank: connected socket}`` for every other rank.
+        send_timeout: seconds a send may block on a peer that does not read (a stopped process) before failing.
     """
 
-    def __init__(self, rank: int, socks: Dict[int, socket.socket]):
+    def __init__(self, rank: int, socks: Dict[int, socket.socket], send_timeout: Optional[float] = None):
         self.rank = rank
         self._socks = socks
+        if send_timeout is not None:
+            timeval = struct.pack("ll", int(send_timeout), int((send_timeout % 1) * 1e6))
+            for sock in socks.values():
+                try:  # only sends time out: the receiver threads wait for messages as long as it takes
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+                except (OSError, AttributeError):
+                    pass
         self._cond = threading.Condition()
         self._unexpected: Dict[Tuple[int, str], collections.deque] = {}
         self._posted: Dict[Tuple[Optional[int], str], collections.deque] = {}
@@ -66,7 +74,8 @@ class Mesh:
             self._threads.append(t)
 
     # -------------------------------------------------------------------------------------------------- sending
-    def send(self, peer: int, tag: str, meta: Optional[dict] = None, payload=None, kind: int = DATA) -> None:
+    def send(self, peer: int, tag: str, meta: Optional[dict] = None, payload=None, kind: int = DATA,
+             what: str = "send") -> None:
         """Send one message (blocks until the kernel took it; the peer's receiver thread always drains)."""
         meta_b = json.dumps(meta, separators=(",", ":")).encode() if meta is not None else b""
         tag_b = tag.encode()
@@ -74,7 +83,7 @@ class Mesh:
         n = view.nbytes if view is not None else 0
         head = _HEADER.pack(_MAGIC, kind, len(tag_b), len(meta_b), n) + tag_b + meta_b
         if kind == DATA:
-            self.raise_if_failed(peer)
+            self.raise_if_failed(peer, what)
         sock = self._socks[peer]
         try:
             with self._send_locks[peer]:
@@ -85,10 +94,13 @@ class Mesh:
                     if n:
                         sock.sendall(view)
         except OSError as exc:
-            self._lose(peer, f"lost the connection to rank {peer} while sending ({exc}); the process probably "
-                             "exited or crashed")
+            if isinstance(exc, (BlockingIOError, socket.timeout)):
+                self._lose(peer, f"timed out sending to rank {peer}: it stopped reading (hung or stopped process)")
+            else:
+                self._lose(peer, f"lost the connection to rank {peer} while sending ({exc}); the process probably "
+                                 "exited or crashed")
             if kind == DATA:
-                self.raise_if_failed(peer)
+                self.raise_if_failed(peer, what)
 
     def broadcast_abort(self, reason: str) -> None:
         """Tell every peer that this rank hit a fatal error (best effort, never raises)."""
@@ -217,6 +229,7 @@ class Mesh:
             self._posted.setdefault((posted.peer, posted.tag), collections.deque()).append(posted)
 
     def cancel(self, posted: PostedRecv) -> None:
+        """Withdraw a posted receive that has not completed."""
         with self._cond:
             queue = self._posted.get((posted.peer, posted.tag))
             if queue and posted in queue:
@@ -257,8 +270,8 @@ class Mesh:
                         del self._unexpected[key]
                     return item
                 self._check_locked(peer, what)
-                for other in watch:
-                    if other in self._peer_gone:
+                for other in watch:  # a peer that left after sending its message for this tag is fine
+                    if other in self._peer_gone and not self._unexpected.get((other, tag)):
                         self._check_locked(other, what)
                 left = deadline - time.monotonic()
                 if left <= 0:

@@ -12,7 +12,6 @@ traceback) instead of leaving the other ranks blocked forever.
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from typing import Dict, Optional
 
 import numpy as np
 
+from .backend_group import BackendGroup
 from .consistency import META_WORDS, decode_meta, describe_mismatch, encode_meta
 from .errors import DistBackendError
 from .reduce_op import ReduceOp
@@ -51,6 +51,7 @@ class Watchdog:
         self._thread.start()
 
     def watch(self, what: str, timeout: float) -> int:
+        """Start watching an operation; returns a token for :meth:`unwatch`."""
         with self._cond:
             token = self._next
             self._next += 1
@@ -60,6 +61,7 @@ class Watchdog:
         return token
 
     def unwatch(self, token: int) -> None:
+        """The operation of ``token`` has completed."""
         with self._cond:
             self._watched.pop(token, None)
 
@@ -107,6 +109,11 @@ def install_abort_on_exception(comm) -> None:
     _ABORT_HOOK_INSTALLED[0] = True
 
 
+def _bytes(arr: np.ndarray) -> np.ndarray:
+    """A contiguous array as raw bytes: data movement needs no MPI datatype (NumPy's float16 has none)."""
+    return arr.reshape(-1).view(np.uint8)
+
+
 class _MPIWork(Work):
     """A work backed by MPI requests."""
 
@@ -126,7 +133,7 @@ class _MPIWork(Work):
             self._group.watchdog.unwatch(token)
 
 
-class MPIGroup:
+class MPIGroup(BackendGroup):
     """A process group over an MPI communicator. Rank arguments are group ranks; ``send``/``recv`` peers global."""
 
     backend_name = "mpi"
@@ -175,6 +182,7 @@ class MPIGroup:
         return self._run(meta, self.comm.Barrier, self.comm.Ibarrier, async_op, check=False)
 
     def broadcast(self, arr, root, meta, async_op=False, check=True) -> Work:
+        arr = _bytes(arr)
         return self._run(meta, lambda: self.comm.Bcast(arr, root), lambda: self.comm.Ibcast(arr, root), async_op,
                          check)
 
@@ -193,16 +201,19 @@ class MPIGroup:
                          lambda: self.comm.Ireduce(send, recv, mop, root), async_op)
 
     def all_gather(self, out, arr, meta, async_op=False) -> Work:
+        out, arr = _bytes(out), _bytes(arr)
         return self._run(meta, lambda: self.comm.Allgather(arr, out), lambda: self.comm.Iallgather(arr, out),
                          async_op)
 
     def gather(self, out, arr, root, meta, async_op=False) -> Work:
-        recv = out if self.rank == root else None
+        arr = _bytes(arr)
+        recv = _bytes(out) if self.rank == root else None
         return self._run(meta, lambda: self.comm.Gather(arr, recv, root),
                          lambda: self.comm.Igather(arr, recv, root), async_op)
 
     def scatter(self, out, src, root, meta, async_op=False) -> Work:
-        send = src if self.rank == root else None
+        out = _bytes(out)
+        send = _bytes(src) if self.rank == root else None
         return self._run(meta, lambda: self.comm.Scatter(send, out, root),
                          lambda: self.comm.Iscatter(send, out, root), async_op)
 
@@ -212,6 +223,7 @@ class MPIGroup:
                          lambda: self.comm.Ireduce_scatter_block(inp, out, mop), async_op)
 
     def all_to_all(self, out, inp, meta, async_op=False) -> Work:
+        out, inp = _bytes(out), _bytes(inp)
         return self._run(meta, lambda: self.comm.Alltoall(inp, out), lambda: self.comm.Ialltoall(inp, out),
                          async_op)
 
@@ -224,6 +236,7 @@ class MPIGroup:
     def send(self, arr, dst: int, tag: int, async_op=False) -> Work:
         head = self._header(arr)
         world = self.world_comm
+        arr = _bytes(arr)
         if async_op:
             return _MPIWork(self, [world.Isend(head, dst, 2 * tag), world.Isend(arr, dst, 2 * tag + 1)],
                             f"isend to rank {dst}")
@@ -268,7 +281,7 @@ class MPIGroup:
                     request.Wait(status)
                     arrived[0] = True
                 peer = finish_header()
-                world.Recv(arr, peer, 2 * tag + 1)
+                world.Recv(_bytes(arr), peer, 2 * tag + 1)
             finally:
                 self.watchdog.unwatch(token)
             work._source = peer

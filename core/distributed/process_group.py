@@ -62,6 +62,7 @@ class ProcessGroup:
         return len(self._ranks)
 
     def name(self) -> str:
+        """The group's name (``"WORLD"`` or ``"group<N>"``)."""
         return self._impl.name
 
     def __repr__(self) -> str:
@@ -123,11 +124,8 @@ def is_available() -> bool:
 
 def is_mpi_available() -> bool:
     """True if mpi4py can be imported (the ``"mpi"`` backend)."""
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    import importlib.util
+    return importlib.util.find_spec("mpi4py") is not None
 
 
 def is_initialized() -> bool:
@@ -218,7 +216,7 @@ def _init_local(init_method, seconds: float, world_size: int, rank: int) -> None
             os.unlink(spec.path)
         except OSError:
             pass
-    backend = LocalBackend(spec.rank, spec.world_size, job, Mesh(spec.rank, socks))
+    backend = LocalBackend(spec.rank, spec.world_size, job, Mesh(spec.rank, socks, send_timeout=seconds))
     impl = LocalGroup(backend, 0, list(range(spec.world_size)), seconds, "WORLD")
     _STATE.backend, _STATE.local = "local", backend
     _STATE.local_world_size = spec.world_size

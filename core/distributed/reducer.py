@@ -13,7 +13,8 @@ therefore returns with averaged gradients, and one collective per bucket was mad
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+import dataclasses
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -51,6 +52,8 @@ def _graph_leaves(outputs) -> set:
             stack.extend(obj.values())
         elif isinstance(obj, (list, tuple)):
             stack.extend(obj)
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            stack.extend(getattr(obj, f.name) for f in dataclasses.fields(obj))
     found, seen = set(), set()
     todo = list(roots)
     while todo:
@@ -89,6 +92,8 @@ class Reducer:
         self.group = process_group
         self.find_unused = bool(find_unused_parameters)
         self.divisor = float(process_group.size())
+        self._inline_finish = getattr(process_group._impl, "backend_name", "") == "local"
+        self._finishing = False
         self._build_buckets(int(bucket_cap_mb * (1 << 20)), first_bucket_bytes)
         self._grads = [Tensor._make(self._view(i)) for i in range(len(self.params))]
         self._handles = [p.register_hook(self._make_hook(i)) for i, p in enumerate(self.params)]
@@ -152,6 +157,7 @@ class Reducer:
         return self._armed and self._fired > 0
 
     def unready_parameter_names(self) -> List[str]:
+        """The expected parameters whose gradient has not arrived in the current backward."""
         mask = self._expected_mask if self._expected_mask is not None else np.ones(len(self.params), bool)
         return [self.names[i] for i in range(len(self.params)) if mask[i] and not self._hooked[i]]
 
@@ -159,6 +165,7 @@ class Reducer:
         """Arm the hooks for the next backward. With ``find_unused_parameters``, ``outputs`` are walked to find the
         parameters that will receive a gradient; the others are ready at once."""
         self._armed = True
+        self._finishing = False
         self._fired = 0
         self._last = None
         self._next_launch = 0
@@ -186,6 +193,12 @@ class Reducer:
         return hook
 
     def _on_grad(self, i: int, grad: Tensor):
+        if not self._expected_mask[i] or self._hooked[i]:
+            raise RuntimeError(
+                f"DistributedDataParallel: parameter {self.names[i]!r} received a gradient it was not expected to get "
+                "in this backward (find_unused_parameters could not see it in the forward outputs, or backward ran "
+                "twice after one forward). Return the tensors that lead to the loss from forward (tensors, lists, "
+                "dicts or dataclasses of them), and run one backward per forward.")
         self._fired += 1
         self._hooked[i] = True
         if self._last is not None:
@@ -205,6 +218,7 @@ class Reducer:
             np.add(old._data, grad._data, out=view)
             np.divide(view, self.divisor, out=view)
         p._grad = None  # the engine stores what this hook returns (a copy of the reduced slice)
+        self._finishing = True
         self._bucket_done(i)
         self._finish(skip=i)
         return self._grads[i]
@@ -227,15 +241,18 @@ class Reducer:
             self._launch_ready()
 
     def _launch_ready(self) -> None:
+        # the local backend runs the buckets left at the end inline (no hand-off to its worker thread: nothing is
+        # left to overlap); with MPI every bucket is non-blocking, as blocking and non-blocking calls do not match
+        sync = self._finishing and self._inline_finish
         while self._next_launch < len(self.buckets) and self.buckets[self._next_launch].pending == 0:
             bucket = self.buckets[self._next_launch]
-            bucket.work = self.all_reduce_bucket(bucket.buffer)
+            bucket.work = self.all_reduce_bucket(bucket.buffer, sync=sync)
             self._next_launch += 1
 
-    def all_reduce_bucket(self, buffer: np.ndarray):
-        """Start the (unchecked, asynchronous) sum of one bucket; the layout was verified at construction."""
+    def all_reduce_bucket(self, buffer: np.ndarray, sync: bool = False):
+        """Start the (unchecked) sum of one bucket; the layout was verified at construction."""
         meta = make_meta("all_reduce", buffer.dtype, buffer.shape, reduce="sum")
-        return self.group._impl.all_reduce(buffer, ReduceOp.SUM, meta, async_op=True, check=False)
+        return self.group._impl.all_reduce(buffer, ReduceOp.SUM, meta, async_op=not sync, check=False)
 
     def _progress(self) -> None:
         # MPI progresses non-blocking collectives only inside MPI calls: poke the oldest running one
@@ -244,12 +261,14 @@ class Reducer:
                 break
 
     def _finish(self, skip: Optional[int]) -> None:
+        self._finishing = True
         if self._last is not None:
             self._mark_ready(self._last)
             self._last = None
         self._launch_ready()
         for b in self.buckets:
             b.work.wait()
+        self._finishing = False
         used = None
         if self.find_unused:
             local = (self._expected_mask | self._had_grad).astype(np.int32)
@@ -264,6 +283,7 @@ class Reducer:
         self._fired = 0
 
     def all_reduce_used_map(self, local: np.ndarray) -> np.ndarray:
+        """Which parameters got a gradient on any rank (``find_unused_parameters``): the maximum over ranks."""
         meta = make_meta("all_reduce", local.dtype, local.shape, reduce="max")
         self.group._impl.all_reduce(local, ReduceOp.MAX, meta, async_op=True, check=False).wait()
         return local
@@ -290,6 +310,7 @@ class Reducer:
             self.all_reduce_used_map(np.zeros(len(self.params), dtype=np.int32))
 
     def remove_hooks(self) -> None:
+        """Detach the gradient hooks from the parameters."""
         for h in self._handles:
             h.remove()
         self._handles = []

@@ -29,9 +29,13 @@ from urllib.parse import parse_qs, urlparse
 
 from .errors import DistNetworkError, DistStoreError
 
-__all__ = ["RendezvousSpec", "parse_init_method", "rendezvous", "connect_mesh", "open_listener"]
+__all__ = ["RendezvousSpec", "parse_init_method", "rendezvous", "connect_mesh", "open_listener", "WATCHERS"]
 
 _HANDSHAKE = struct.Struct("!16sI")
+
+WATCHERS: List = []
+"""Callables checked while rank 0 waits for the others; one returning a message ends the wait with that error. A
+launcher that started the other ranks registers one, so a rank that dies before joining fails the job at once."""
 
 
 @dataclass
@@ -197,14 +201,17 @@ def _serve(spec: RendezvousSpec, mine: dict, deadline: float, timeout: float) ->
     entries: Dict[int, dict] = {0: mine}
     clients: Dict[int, _Lines] = {}
     pending: List[_Lines] = []
-    notes: List[str] = []
     try:
         while len(entries) < spec.world_size:
             left = _remaining(deadline)
             if left <= 0:
-                detail = (" " + " ".join(notes)) if notes else ""
                 raise DistStoreError(f"timed out after {timeout:g} s waiting for the other ranks at {spec.url}: "
-                                     f"{_missing(entries, spec.world_size)} (world_size={spec.world_size}).{detail}")
+                                     f"{_missing(entries, spec.world_size)} (world_size={spec.world_size})")
+            for watcher in WATCHERS:
+                problem = watcher()
+                if problem:
+                    raise DistStoreError(f"rendezvous at {spec.url} failed: {problem} "
+                                         f"({_missing(entries, spec.world_size)})")
             socks = [server] + [c.sock for c in pending]
             ready, _, _ = select.select(socks, [], [], min(left, 0.5))
             for s in ready:
@@ -232,13 +239,19 @@ def _serve(spec: RendezvousSpec, mine: dict, deadline: float, timeout: float) ->
                 elif not isinstance(rank, int) or not 0 <= rank < spec.world_size:
                     error = f"a process registered with rank={rank!r}, outside 0..{spec.world_size - 1}"
                 if error is not None:
-                    notes.append(error + ".")
                     try:
                         client.send({"error": error})
                     except OSError:
                         pass
                     client.sock.close()
-                    continue
+                    # a misconfigured job cannot complete: fail now rather than at the timeout
+                    for c in clients.values():
+                        try:
+                            c.send({"error": error})
+                        except OSError:
+                            pass
+                    raise DistStoreError(f"rendezvous at {spec.url} failed: {error} "
+                                         f"({_missing(entries, spec.world_size)})")
                 entries[rank] = msg
                 clients[rank] = client
                 status = {"status": sorted(entries)}

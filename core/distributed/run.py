@@ -106,6 +106,10 @@ class _Tail:
         return "DistBackendError" in last or "DistStoreError" in last
 
 
+def _describe_exit(code: int) -> str:
+    return f"exit code {code}" if code > 0 else "stopped"
+
+
 def _command(args) -> List[str]:
     if args.no_python:
         return [args.script] + args.script_args
@@ -163,8 +167,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         root = next((i for i in failed if not tails[i].secondary()), failed[0])
         code = procs[root].returncode
         reason = f"exit code {code}" if code > 0 else f"signal {-code}"
-        others = ", ".join(f"rank {i} ({'exit code ' + str(procs[i].returncode) if procs[i].returncode > 0 else 'stopped'})"
-                           for i in failed if i != root)
+        others = ", ".join(f"rank {i} ({_describe_exit(procs[i].returncode)})" for i in failed if i != root)
         sys.stderr.write("\n" + "=" * 80 + f"\nember-run: rank {root} (pid {procs[root].pid}) failed first with "
                          f"{reason}.\n")
         if others:

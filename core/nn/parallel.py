@@ -159,6 +159,8 @@ class DistributedDataParallel(Module, Joinable):
 
     # ---------------------------------------------------------------------------------------------- forward
     def forward(self, *inputs, **kwargs):
+        """Run the module; with grad enabled (and outside ``no_sync``), prepare the gradient average that the next
+        backward performs. Buffers are synced from rank 0 first when ``broadcast_buffers`` is set."""
         reducer = self.reducer
         if reducer.pending:
             names = reducer.unready_parameter_names()
@@ -240,6 +242,7 @@ class DistributedDataParallel(Module, Joinable):
 
     @property
     def join_process_group(self):
+        """The group of the join's status collective: this model's process group."""
         return self.process_group
 
     # -------------------------------------------------------------------------------------------- teardown
@@ -255,6 +258,7 @@ class _DDPJoinHook(JoinHook):
         self.ddp = ddp
 
     def main_hook(self) -> None:
+        """Take part in one iteration of the active ranks: the buffer broadcast, then zeros for every bucket."""
         ddp = self.ddp
         table = ddp._join_config.join.table
         active = np.flatnonzero(table[:, 0])
@@ -265,6 +269,7 @@ class _DDPJoinHook(JoinHook):
             ddp.reducer.shadow_backward()
 
     def post_hook(self, is_last_joiner: bool) -> None:
+        """Copy the model of the last rank to finish to every rank."""
         ddp = self.ddp
         src = ddp._join_config.join.last_joiner_rank()
         states = list(ddp.module.parameters()) + ddp._module_buffers
@@ -291,4 +296,5 @@ class DataParallel(Module):
         self.dim = dim
 
     def forward(self, *inputs, **kwargs):
+        """Run the wrapped module."""
         return self.module(*inputs, **kwargs)

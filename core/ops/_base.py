@@ -55,14 +55,26 @@ def record(node, out, *inputs):
         node.next_functions = (_edge(inputs[0]), _edge(inputs[1]))
     else:
         node.next_functions = tuple(_edge(t) for t in inputs)
+    if out._data.dtype.kind == "c":
+        _mark_real_inputs(node, inputs)
     out._requires_grad = True
     out.grad_fn = node
     return out
 
 
+def _mark_real_inputs(node, inputs) -> None:
+    """A complex result of real inputs: the engine keeps only the real part of those inputs' gradients, as PyTorch
+    does, so a real tensor never receives a complex gradient."""
+    flags = tuple(t is not None and t._data.dtype.kind != "c" for t in inputs)
+    if any(flags):
+        node._real_inputs = flags
+
+
 def record_multi(node, outs, *inputs):
     """Like :func:`record` for a node with several outputs; only floating outputs are connected."""
     node.next_functions = tuple(None if t is None else gradient_edge(t) for t in inputs)
+    if any(o._data.dtype.kind == "c" for o in outs):
+        _mark_real_inputs(node, inputs)
     for i, o in enumerate(outs):
         if o._data.dtype.kind in "fc":
             o._requires_grad = True

@@ -456,7 +456,8 @@ def solve(input: Tensor, A: Tensor):
     """
     _warn_once("solve", "ember.solve is deprecated in favor of ember.linalg.solve and will be removed in a future "
                         "release. ember.linalg.solve has its arguments reversed and does not return the LU "
-                        "factorization.\nX = ember.solve(B, A).solution\nshould be replaced with\nX = ember.linalg.solve(A, B)")
+                        "factorization.\nX = ember.solve(B, A).solution\nshould be replaced with\n"
+                        "X = ember.linalg.solve(A, B)")
     check_tensor(input, "input", "solve")
     check_tensor(A, "A", "solve")
     if input._data.ndim < 2 or A._data.ndim < 2:
@@ -521,7 +522,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
         shape = np.broadcast_shapes(input._data.shape, other._data.shape)
         dims = [i for i, s in enumerate(shape) if s == 3]
         if not dims:
-            raise RuntimeError(f"no dimension of size 3 in input")
+            raise RuntimeError(f"cross: no dimension of size 3 in input of shape {list(shape)}")
         dim = dims[0]
     if input._data.ndim != other._data.ndim:
         nd = max(input._data.ndim, other._data.ndim)

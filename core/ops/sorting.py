@@ -16,7 +16,6 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes as dt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
 
@@ -477,7 +476,7 @@ def bincount(input, weights=None, minlength=0) -> Tensor:
     if data.ndim != 1 or data.dtype.kind not in "iub" or (data.size and data.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
-        raise RuntimeError(f"minlength should be >= 0")
+        raise RuntimeError(f"bincount(): minlength should be >= 0, got {minlength}")
     if weights is None:
         return _int64(xp.bincount(data, minlength=minlength), xp)
     check_tensor(weights, "weights", "bincount")

@@ -358,3 +358,12 @@ def test_gradients_take_the_dtype_of_their_tensor():
     (x * 2).backward(em.ones(2))  # a float32 gradient for a float64 output
     assert x.grad.dtype == em.float64
     assert em.autograd.grad((x * 2).sum(), x)[0].dtype == em.float64
+
+
+def test_real_inputs_of_complex_ops_get_real_gradients():
+    x = em.tensor([1.0, 2.0], requires_grad=True)
+    (x * em.tensor([1 + 1j, 2 - 1j])).real.sum().backward()
+    assert x.grad.dtype == em.float32
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 2.0])
+    z = em.tensor([1 + 2j, -1 + 0.5j], dtype=em.complex128, requires_grad=True)
+    assert gradgradcheck(em.abs, (z,))

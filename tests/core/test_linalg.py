@@ -193,8 +193,9 @@ def test_cross_matches_numpy_and_broadcasts():
 # ------------------------------------------------------------------------------------------------------- errors
 def test_singular_matrices_raise_pytorchs_error_naming_the_batch_element():
     A = em.tensor([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [2.0, 4.0]]])
-    with pytest.raises(L.LinAlgError, match=r"^linalg\.inv: \(Batch element 1\): The diagonal element 2 is zero, the "
-                                            r"inversion could not be completed because the input matrix is singular\.$"):
+    with pytest.raises(L.LinAlgError, match=r"^linalg\.inv: \(Batch element 1\): The diagonal element 2 is zero, "
+                                            r"the inversion could not be completed because the input matrix is "
+                                            r"singular\.$"):
         L.inv(A)
     with pytest.raises(RuntimeError, match=r"^linalg\.inv: The diagonal element 2 is zero"):
         L.inv(A[1])

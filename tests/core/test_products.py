@@ -79,8 +79,8 @@ def test_einsum_errors():
         em.einsum("ij->i", a, a)
     with pytest.raises(RuntimeError, match="fewer operands were provided than specified"):
         em.einsum("ij,jk->ik", a)
-    with pytest.raises(RuntimeError, match=r"invalid subscript given at index 1 in the equation string, subscripts must "
-                                           r"be in \[a-zA-Z\]"):
+    with pytest.raises(RuntimeError, match=r"invalid subscript given at index 1 in the equation string, subscripts "
+                                           r"must be in \[a-zA-Z\]"):
         em.einsum("i1->i", a)
     with pytest.raises(RuntimeError, match=r"number of subscripts in the equation \(3\) does not match the number of "
                                            r"dimensions \(2\) for operand 0 and no ellipsis was given"):

@@ -1,13 +1,17 @@
 """Convolutions: ``conv1d``, ``conv2d``, ``conv_transpose1d``, ``conv_transpose2d``, ``unfold`` and ``fold``.
 
-The kernel works channels-last. The zero-padded input is copied once to NHWC, so one window of the image
-(``kh x kw x C`` values) is made of ``kh`` runs of ``kw*C`` contiguous numbers. The output positions are then walked
-in cache-sized blocks: each block's windows are copied into a small reused buffer (im2col) and multiplied by the
-weight in one GEMM. Keeping the column buffer in cache is what makes this faster than one huge im2col matrix: the copy
-never goes to main memory and the GEMM reads it back from cache.
+The forward kernel is im2col + GEMM, walked in cache-sized blocks of output positions: each block's windows are
+copied into a small reused buffer and multiplied by the weight in one GEMM, and the block's result is moved to NCHW
+while still in cache. Keeping the column buffer in cache is what makes this faster than one huge im2col matrix.
 
-Backward walks the same blocks. The weight gradient is ``cols^T @ grad`` summed over blocks; the input gradient is
-``grad @ weight^T`` scattered back with ``kh*kw`` strided ``+=`` (Chainer's col2im), never ``np.add.at``.
+* Wide layers run channels-last: the zero-padded input is copied once to NHWC, so a window (``kh x kw x C``
+  values) is ``kh`` runs of ``kw*C`` contiguous numbers. The copy is kept for the weight gradient.
+* Layers with few input channels (``kw*C < 32``, e.g. the first layer of a network) copy whole kernel taps of the
+  NCHW image instead (Chainer's im2col), whose runs are output rows.
+
+Backward: for stride 1 the input gradient is itself a convolution (of the padded gradient with the flipped,
+transposed kernel) and runs on the forward kernel; otherwise it is ``grad @ weight^T`` scattered back with ``kh*kw``
+strided ``+=`` (Chainer's col2im), never ``np.add.at``. The weight gradient is ``cols^T @ grad`` summed over blocks.
 
 Three differentiable ops share these kernels, and each one's backward is written with the other two, so gradients of
 any order exist:
@@ -16,7 +20,7 @@ any order exist:
 * ``conv_t(a, w)``: its adjoint in ``x``, i.e. the transposed convolution;
 * ``conv_w(x, a)``: its adjoint in ``w``, i.e. the weight gradient (``ConvolutionBackwardBackward0``).
 
-Without ``create_graph`` the backward node runs the fused NumPy kernel computing both gradients in one pass.
+Without ``create_graph`` the backward node calls the NumPy kernels directly.
 """
 from __future__ import annotations
 
@@ -206,19 +210,27 @@ def _forward_nhwc(xh, w, g: ConvGeometry):
     (kh, kw), (oh, ow) = g.kernel, g.out_size
     cg = xh.shape[3] // grp
     win = _windows(xh, g)
-    out = xp.empty((n, oh, ow, f), dtype=xh.dtype)
+    out = xp.empty((n, f, oh, ow), dtype=xh.dtype)
+    grouped = out.reshape(n, grp, fg, oh, ow)
     row_bytes = ow * grp * k * xh.itemsize
-    buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=xh.dtype)
+    max_rows = _block_rows(n, oh, ow, row_bytes)
+    buf = xp.empty(max_rows * grp * k, dtype=xh.dtype)
+    res = xp.empty(max_rows * f, dtype=xh.dtype)
     for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
-        rows = (n1 - n0) * (h1 - h0) * ow
-        cols = buf[:rows * grp * k].reshape(n1 - n0, h1 - h0, ow, grp, kh, kw, cg)
+        nb, hb = n1 - n0, h1 - h0
+        rows = nb * hb * ow
+        cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
         cols[...] = win[n0:n1, h0:h1]
-        dest = out[n0:n1, h0:h1].reshape(rows, grp, fg)
+        # the block's result is moved to NCHW while it is still in cache
         if grp == 1:
-            xp.matmul(cols.reshape(rows, k), wmat[0], out=dest.reshape(rows, f))
+            blk = res[:rows * f].reshape(rows, f)
+            xp.matmul(cols.reshape(rows, k), wmat[0], out=blk)
+            out[n0:n1, :, h0:h1] = blk.reshape(nb, hb, ow, f).transpose(0, 3, 1, 2)
         else:
-            dest[...] = xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat).transpose(1, 0, 2)
-    return xp.ascontiguousarray(out.transpose(0, 3, 1, 2))
+            blk = res[:rows * f].reshape(grp, rows, fg)
+            xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat, out=blk)
+            grouped[n0:n1, :, :, h0:h1] = blk.reshape(grp, nb, hb, ow, fg).transpose(1, 0, 4, 2, 3)
+    return out
 
 
 def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
