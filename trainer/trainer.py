@@ -69,6 +69,7 @@ class Trainer:
                 "accelerator='cpu' or 'auto' (a CuPy GPU backend is planned).")
         self.num_nodes = _check_int("num_nodes", num_nodes, 1)
         self.num_devices = self._parse_devices(devices)
+        self._precision_flag = precision
         self.strategy = self._select_strategy(strategy, precision if precision is not None else "32-true")
         self.strategy.trainer = self
         # -- run length
@@ -201,6 +202,8 @@ class Trainer:
 
     def _select_strategy(self, strategy, precision) -> Strategy:
         if isinstance(strategy, Strategy):
+            if self._precision_flag is not None:  # an explicit Trainer(precision=...) applies to a given strategy too
+                strategy.precision = Strategy(precision).precision
             return strategy
         if strategy in ("auto", "single_device") and self.num_devices == 1 and self.num_nodes == 1 and \
                 not _launched_distributed():

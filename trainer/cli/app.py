@@ -6,7 +6,7 @@ import sys
 import traceback
 import types
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .args import SUBCOMMANDS, ParsedArgs, parse_argv
 from .config_files import load_file, merge_into, set_path
@@ -96,7 +96,7 @@ class EmberCLI:
             if err.exc is not None:  # a user's own script: the original exception, with its traceback
                 raise err.exc
         finally:
-            if self._resolver is not None:
+            if self._resolver is not None and self.run:  # with run=False the caller still imports from there
                 self._resolver.deactivate()
 
     # ------------------------------------------------------------------------------------------------- flow
@@ -263,6 +263,10 @@ class EmberCLI:
             return {"optimizer": optimizer, "lr_scheduler": config}
 
         configure_optimizers.__doc__ = "The optimizer (and scheduler) from the CLI's config."
+        # build them once now, so that a value their constructors reject is a config error before the run starts
+        trial = schema.build(optimizer_spec, params=list(model.parameters()))
+        if scheduler_spec is not None:
+            schema.build(scheduler_spec, exclude=("monitor",), optimizer=trial)
         model.configure_optimizers = types.MethodType(configure_optimizers, model)
         if not is_overridden("configure_optimizers", model, LightningModule):
             # the Trainer looks the hook up on the class: give this one object a same-named subclass that has it
@@ -379,6 +383,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 0
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except KeyboardInterrupt:  # before the Trainer runs (it handles Ctrl-C itself during a run)
+        sys.stderr.write("error: interrupted\n")
+        return 1
     except _RunError as err:
         if err.exc is None:
             sys.stderr.write(f"error: {err.subcommand} was interrupted; resume it with --ckpt_path last\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterable, Optional
 
-__all__ = ["CLIError", "ConfigError", "UsageError", "RunFailed", "suggest"]
+__all__ = ["CLIError", "ConfigError", "UsageError", "suggest"]
 
 
 class CLIError(Exception):
@@ -36,12 +36,6 @@ class ConfigError(CLIError):
 
 class UsageError(CLIError):
     """The command line itself is malformed (no subcommand, a flag without its value, a missing file)."""
-
-
-class RunFailed(Exception):
-    """The run started but raised (exit code 1); ``__cause__`` is the original exception."""
-
-    exit_code = 1
 
 
 def suggest(name: str, candidates: Iterable[str]) -> Optional[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from .signature import REQUIRED, Param, class_params, summary_line
 from .typecheck import describe, show_value

@@ -81,6 +81,9 @@ def _own_params(cls) -> Tuple[Dict[str, Param], Optional[str]]:
             continue
         ann = hints.get(p.name, p.annotation)
         default = REQUIRED if p.default is p.empty else p.default
+        if ann is p.empty and type(default) in (float, bool):
+            # an unannotated ``lr=1e-3`` or ``amsgrad=False`` still gets checked (ints are accepted for floats)
+            ann = type(default)
         params[p.name] = Param(p.name, ann, default, docs.get(p.name, ""))
     return params, var_kw
 

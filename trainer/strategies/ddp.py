@@ -83,6 +83,7 @@ class _ScriptLauncher:
 
     @staticmethod
     def command() -> List[str]:
+        """The command that re-runs this process: the script (``python script.py``) or the module (``-m``)."""
         import __main__
         spec = getattr(__main__, "__spec__", None)
         argv0 = sys.argv[0] if sys.argv else ""
@@ -103,6 +104,7 @@ class _ScriptLauncher:
         return [sys.executable, os.path.abspath(argv0)] + sys.argv[1:]
 
     def launch(self, world_size: int) -> None:
+        """Start ranks 1..world_size-1 and make this process rank 0 of the job."""
         from ...core.distributed.launch import free_port, new_run_id, start_worker, worker_env
         cmd = self.command()
         self.run_id = new_run_id()
@@ -116,6 +118,8 @@ class _ScriptLauncher:
         os.environ.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(world_size),
                            "RANK": "0", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": str(world_size), "NODE_RANK": "0",
                            "GROUP_RANK": "0", "EMBER_RUN_ID": self.run_id})
+        from ...core.distributed.rendezvous import WATCHERS
+        WATCHERS.append(self.dead_child)
         previous_hook = sys.excepthook
 
         def hook(exc_type, exc, tb):
@@ -123,6 +127,14 @@ class _ScriptLauncher:
             previous_hook(exc_type, exc, tb)
         sys.excepthook = hook
         atexit.register(self.reap)
+
+    def dead_child(self) -> Optional[str]:
+        """A message if a child exited (while rank 0 waits for the others to join)."""
+        for i, p in enumerate(self.procs):
+            if p.poll() is not None:
+                return (f"rank {i + 1} (pid {p.pid}) exited with code {p.returncode} before joining; see its error "
+                        "above")
+        return None
 
     def reap(self, wait: float = 60.0) -> None:
         """At exit: release the peers, let the children finish, stop any that do not, report failures."""
@@ -156,12 +168,12 @@ def _all_gather_with_grad(tensor: Tensor, group) -> Tensor:
         def forward(ctx, t):
             n = dist.get_world_size(group)
             out = [Tensor._make(np.empty_like(t._data)) for _ in range(n)]
-            dist.all_gather(out, Tensor._make(np.ascontiguousarray(t._data)), group=group)
+            dist.all_gather(out, Tensor._make(t._data.copy(order="C")), group=group)
             return Tensor._make(np.stack([o._data for o in out]))
 
         @staticmethod
         def backward(ctx, grad):
-            g = Tensor._make(np.ascontiguousarray(grad._data).copy())
+            g = Tensor._make(grad._data.copy(order="C"))
             dist.all_reduce(g, group=group)
             return Tensor._make(g._data[dist.get_rank(group)])
 
@@ -180,6 +192,10 @@ class DDPStrategy(Strategy):
         precision: as for the Trainer.
         **kwargs: passed to :class:`~ember.nn.parallel.DistributedDataParallel` (``find_unused_parameters``,
             ``bucket_cap_mb``, ``broadcast_buffers``, ...).
+
+    ``Trainer(strategy=...)`` names: ``"ddp"``; ``"ddp_spawn"``, ``"ddp_fork"`` and ``"ddp_notebook"`` are accepted
+    and use the same launcher (re-running the script); the ``"..._find_unused_parameters_true"`` names set
+    ``find_unused_parameters=True``.
     """
 
     strategy_name = "ddp"
@@ -208,6 +224,7 @@ class DDPStrategy(Strategy):
     # ------------------------------------------------------------------------------------------ environment
     @property
     def trainer(self):
+        """The Trainer this strategy serves; attaching it starts or joins the job's processes."""
         return self._trainer
 
     @trainer.setter
@@ -220,6 +237,7 @@ class DDPStrategy(Strategy):
 
     @property
     def process_group_backend(self) -> Optional[str]:
+        """The backend asked for (``"local"``, ``"mpi"``, or None for automatic)."""
         return self._backend
 
     def setup_environment(self, devices: int = 1, num_nodes: int = 1) -> None:
@@ -277,7 +295,13 @@ class DDPStrategy(Strategy):
                 from ...core.distributed.launch import free_port
                 kwargs.update(init_method=f"tcp://127.0.0.1:{free_port()}", world_size=1, rank=0)
         log.info("Initializing distributed: GLOBAL_RANK: %d, MEMBER: %d/%d", rank, rank + 1, world)
-        dist.init_process_group(backend, **kwargs)
+        try:
+            dist.init_process_group(backend, **kwargs)
+        finally:
+            if self._launcher is not None:
+                from ...core.distributed.rendezvous import WATCHERS
+                if self._launcher.dead_child in WATCHERS:
+                    WATCHERS.remove(self._launcher.dead_child)
         self.global_rank = dist.get_rank()
         self.world_size = dist.get_world_size()
         self.local_rank = dist.get_node_local_rank(self.global_rank) if found is not None else 0
@@ -316,6 +340,7 @@ class DDPStrategy(Strategy):
                 logger._version = self.broadcast(version)
 
     def batch_to_device(self, batch, device=None, dataloader_idx: int = 0):
+        """Sync rank 0's buffers (DDP's ``broadcast_buffers``), then the usual batch transfer."""
         ddp = self._ddp
         if ddp is not None and ddp._will_sync_buffers():
             ddp._sync_buffers()  # what DDP's forward does: every rank computes with rank 0's buffers
@@ -435,7 +460,7 @@ class DDPStrategy(Strategy):
             if sync_grads:
                 return _all_gather_with_grad(t, group)
             n = dist.get_world_size(group)
-            src = Tensor._make(np.ascontiguousarray(t.detach()._data))
+            src = Tensor._make(t.detach()._data.copy(order="C"))
             out = [Tensor._make(np.empty_like(src._data)) for _ in range(n)]
             dist.all_gather(out, src, group=group)
             return Tensor._make(np.stack([o._data for o in out]))

@@ -7,7 +7,6 @@ metric, checkpoints every epoch, and writes ``OUT_DIR/rank{r}.json`` with the ca
 import argparse
 import json
 import os
-import sys
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from ember.core import nn
 from ember.core.data import DataLoader, TensorDataset
 from ember.loggers import CSVLogger
 from ember.callbacks import ModelCheckpoint
+from ember.core.distributed.threads import get_blas_threads
 
 try:
     from ember.metrics import Accuracy
@@ -63,6 +63,18 @@ class Net(em.LightningModule):
     def configure_optimizers(self):
         return em.optim.SGD(self.parameters(), lr=0.3, momentum=0.5)
 
+    def on_fit_end(self):
+        s, r = self.trainer.strategy, self.global_rank
+        x = em.tensor([1.0, 2.0], requires_grad=True)
+        self.all_gather(x * (r + 1), sync_grads=True).sum().backward()
+        self.extras = {"all_gather": self.all_gather({"r": em.tensor(float(r))})["r"].tolist(),
+                       "all_gather_grad": x.grad.tolist(),
+                       "reduce_mean": float(s.reduce(em.tensor(float(r)), reduce_op="mean")),
+                       "reduce_sum": float(s.reduce(em.tensor(float(r + 1)), reduce_op="sum")),
+                       "broadcast": s.broadcast(f"from {r}"),
+                       "any": s.reduce_boolean_decision(r == 1, all=False),
+                       "all": s.reduce_boolean_decision(r == 1, all=True)}
+
 
 def run(out, devices, epochs, batch_size, resume=None, fail_at=-1, fail_rank=-1, strategy="ddp"):
     em.seed_everything(7, verbose=False)
@@ -91,7 +103,11 @@ def main():
               "weights": [p.detach()._data.tolist() for p in model.parameters()],
               "world_size": trainer.world_size, "rank": trainer.global_rank,
               "backend": __import__("ember").distributed.get_backend(),
-              "log_dir": trainer.log_dir, "best": trainer.checkpoint_callback.best_model_path}
+              "log_dir": trainer.log_dir, "best": trainer.checkpoint_callback.best_model_path,
+              "extras": model.extras, "blas_threads": get_blas_threads()}
+    sampler = trainer.train_dataloader.sampler
+    result["sampler"] = [type(sampler).__name__, getattr(sampler, "epoch", None),
+                         getattr(sampler, "num_replicas", None), getattr(sampler, "rank", None)]
     if args.resume_epochs:
         last = trainer.strategy.broadcast(trainer.checkpoint_callback.last_model_path)
         trainer2, model2 = run(args.out, args.devices, args.resume_epochs, 16, resume=last)
