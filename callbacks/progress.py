@@ -47,7 +47,7 @@ class ProgressBar(Callback):
 
 
 def _total(value) -> Optional[int]:
-    return None if value == math.inf else int(value)
+    return None if value is None or value == math.inf else int(value)
 
 
 class TQDMProgressBar(ProgressBar):

@@ -5,6 +5,7 @@ model graph is traced through ember's own autograd graph (no torch): see :func:`
 """
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 from argparse import Namespace
@@ -16,6 +17,9 @@ from .csv_logs import add_prefix, convert_params, flatten_dict, next_version, sa
 from .logger import Logger, rank_zero_experiment
 
 __all__ = ["TensorBoardLogger", "build_graph_def"]
+
+
+_WRITER_COUNTER = itertools.count()
 
 
 class TensorBoardLogger(Logger):
@@ -106,7 +110,11 @@ class TensorBoardLogger(Logger):
         if self._experiment is None:
             from tensorboardX import SummaryWriter
             os.makedirs(self.root_dir, exist_ok=True)
-            self._experiment = SummaryWriter(logdir=self.log_dir, **self._kwargs)
+            kwargs = dict(self._kwargs)
+            # tensorboardX names event files by the second and host only: a second writer in the same second (a
+            # fit followed by a test) would overwrite the first one's file
+            kwargs.setdefault("filename_suffix", f".{os.getpid()}.{next(_WRITER_COUNTER)}")
+            self._experiment = SummaryWriter(logdir=self.log_dir, **kwargs)
         return self._experiment
 
     # ---------------------------------------------------------------------------------------------- logging
