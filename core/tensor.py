@@ -80,8 +80,9 @@ class Tensor:
     def _make(data):
         """Wrap an array (or NumPy scalar) without copying; the fast internal constructor."""
         t = _new(Tensor)
-        if type(data) is not np.ndarray:
-            data = np.asarray(data) if not type(data).__module__.startswith("cupy") else data
+        if type(data) is not np.ndarray and (isinstance(data, np.generic) or
+                                             not type(data).__module__.startswith("cupy")):
+            data = np.asarray(data)  # NumPy scalars (what 0-dim ops return) and Python numbers
         t._data = data
         t._requires_grad = False
         t._grad = None

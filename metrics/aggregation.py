@@ -10,14 +10,18 @@ Each takes ``nan_strategy``:
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
+from ember.core.dtypes import float32
+from ember.core.ops.creation import full, zeros
 from ember.core.tensor import Tensor
 
 from .metric import Metric
 from .running import Running
+from .utilities.compute import array_module, module_for_device
 from .utilities.data import dim_zero_cat, wrap
 
 __all__ = ["BaseAggregator", "MaxMetric", "MinMetric", "SumMetric", "MeanMetric", "CatMetric", "RunningMean",
@@ -60,20 +64,29 @@ class BaseAggregator(Metric):
         elif isinstance(x, np.ndarray):
             arr = x
         elif isinstance(x, (int, float, bool, list, tuple, np.generic)):
-            arr = np.asarray(x)
+            arr = module_for_device(self.__dict__["_device"]).asarray(x)  # a Python value joins the states' device
         else:
             raise TypeError(f"Expected the value of {type(self).__name__} to be a float or a Tensor, got "
                             f"{type(x).__name__}")
-        return arr.astype(self.dtype.np, copy=False)
+        return arr.astype(self.__dict__["_dtype"].np, copy=False)  # (the ``dtype`` property, without its call)
 
-    def _cast_and_nan_check_input(self, x, weight=None):
-        """Cast ``x`` (and ``weight``) to float arrays of the metric's dtype and apply the NaN strategy."""
+    def _cast_and_nan_check_input(self, x, weight=None, need_weight: bool = True):
+        """Cast ``x`` (and ``weight``) to float arrays of the metric's dtype and apply the NaN strategy.
+
+        Without ``weight`` the returned weight is ``ones_like(x)``, or ``None`` when ``need_weight`` is ``False``
+        (the unweighted aggregators, which would throw it away).
+        """
         x = self._as_float_array(x)
         if weight is not None:
             weight = self._as_float_array(weight)
+        return self._nan_check(x, weight, need_weight)
+
+    def _nan_check(self, x, weight=None, need_weight: bool = True):
+        """Apply the NaN strategy to float arrays ``x`` and ``weight`` (see :meth:`_cast_and_nan_check_input`)."""
+        xp = array_module(x)
         if self.nan_strategy != "disable":
-            nans = np.isnan(x)
-            nans_weight = np.isnan(weight) if weight is not None else None
+            nans = xp.isnan(x)
+            nans_weight = xp.isnan(weight) if weight is not None else None
             any_nan = bool(nans.any()) or (nans_weight is not None and bool(nans_weight.any()))
             if any_nan:
                 if self.nan_strategy == "error":
@@ -86,11 +99,11 @@ class BaseAggregator(Metric):
                     x = x[keep]
                     weight = weight[keep] if weight is not None else None
                 else:
-                    x = np.where(nans, np.asarray(self.nan_strategy, dtype=x.dtype), x)
+                    x = xp.where(nans, xp.asarray(self.nan_strategy, dtype=x.dtype), x)
                     if weight is not None:
-                        weight = np.where(nans_weight, np.asarray(self.nan_strategy, dtype=weight.dtype), weight)
-        if weight is None:
-            weight = np.ones_like(x)
+                        weight = xp.where(nans_weight, xp.asarray(self.nan_strategy, dtype=weight.dtype), weight)
+        if weight is None and need_weight:
+            weight = xp.ones_like(x)
         return x, weight
 
     def update(self, value) -> None:
@@ -117,14 +130,15 @@ class MaxMetric(BaseAggregator):
     higher_is_better = True
 
     def __init__(self, nan_strategy="warn", **kwargs):
-        super().__init__("max", wrap(np.array(-np.inf, dtype=np.float32)), nan_strategy, state_name="max_value",
+        super().__init__("max", full((), -math.inf, dtype=float32), nan_strategy, state_name="max_value",
                          **kwargs)
 
     def update(self, value) -> None:
         """Take the maximum with the values of ``value`` (a float or a tensor of any shape)."""
-        value, _ = self._cast_and_nan_check_input(value)
+        value, _ = self._cast_and_nan_check_input(value, need_weight=False)
         if value.size:
-            self.max_value = wrap(np.maximum(self.max_value._data, value.max()).astype(self.max_value._data.dtype))
+            state = self.max_value._data
+            self.max_value = wrap(array_module(state).maximum(state, value.max()).astype(state.dtype))
 
 
 class MinMetric(BaseAggregator):
@@ -143,14 +157,15 @@ class MinMetric(BaseAggregator):
     higher_is_better = False
 
     def __init__(self, nan_strategy="warn", **kwargs):
-        super().__init__("min", wrap(np.array(np.inf, dtype=np.float32)), nan_strategy, state_name="min_value",
+        super().__init__("min", full((), math.inf, dtype=float32), nan_strategy, state_name="min_value",
                          **kwargs)
 
     def update(self, value) -> None:
         """Take the minimum with the values of ``value`` (a float or a tensor of any shape)."""
-        value, _ = self._cast_and_nan_check_input(value)
+        value, _ = self._cast_and_nan_check_input(value, need_weight=False)
         if value.size:
-            self.min_value = wrap(np.minimum(self.min_value._data, value.min()).astype(self.min_value._data.dtype))
+            state = self.min_value._data
+            self.min_value = wrap(array_module(state).minimum(state, value.min()).astype(state.dtype))
 
 
 class SumMetric(BaseAggregator):
@@ -166,14 +181,15 @@ class SumMetric(BaseAggregator):
     """
 
     def __init__(self, nan_strategy="warn", **kwargs):
-        super().__init__("sum", wrap(np.array(0.0, dtype=np.float32)), nan_strategy, state_name="sum_value",
+        super().__init__("sum", zeros((), dtype=float32), nan_strategy, state_name="sum_value",
                          **kwargs)
 
     def update(self, value) -> None:
         """Add the values of ``value`` (a float or a tensor of any shape)."""
-        value, _ = self._cast_and_nan_check_input(value)
+        value, _ = self._cast_and_nan_check_input(value, need_weight=False)
         if value.size:
-            self.sum_value = wrap(np.asarray(self.sum_value._data + value.sum(), dtype=self.sum_value._data.dtype))
+            state = self.sum_value._data
+            self.sum_value = wrap(array_module(state).asarray(state + value.sum(), dtype=state.dtype))
 
 
 class CatMetric(BaseAggregator):
@@ -193,7 +209,7 @@ class CatMetric(BaseAggregator):
 
     def update(self, value) -> None:
         """Append the values of ``value`` (a float or a tensor of any shape)."""
-        value, _ = self._cast_and_nan_check_input(value)
+        value, _ = self._cast_and_nan_check_input(value, need_weight=False)
         if value.size:
             self.value.append(wrap(value.reshape(-1).copy()))
 
@@ -220,25 +236,27 @@ class MeanMetric(BaseAggregator):
     """
 
     def __init__(self, nan_strategy="warn", **kwargs):
-        super().__init__("sum", wrap(np.array(0.0, dtype=np.float32)), nan_strategy, state_name="mean_value",
+        super().__init__("sum", zeros((), dtype=float32), nan_strategy, state_name="mean_value",
                          **kwargs)
-        self.add_state("weight", default=wrap(np.array(0.0, dtype=np.float32)), dist_reduce_fx="sum")
+        self.add_state("weight", default=zeros((), dtype=float32), dist_reduce_fx="sum")
 
     def update(self, value, weight=1.0) -> None:
         """Accumulate ``value`` with ``weight``."""
         value_arr = self._as_float_array(value)
         weight_arr = self._as_float_array(1.0 if weight is None else weight)
+        xp = array_module(value_arr, weight_arr)
         try:
-            weight_arr = np.broadcast_to(weight_arr, value_arr.shape)
+            if weight_arr.shape != value_arr.shape:  # equal shapes (a scalar loss and weight) skip a slow call
+                weight_arr = xp.broadcast_to(weight_arr, value_arr.shape)
         except ValueError:
             raise ValueError(f"The shape of `weight` {tuple(weight_arr.shape)} cannot be broadcast to the shape of "
                              f"`value` {tuple(value_arr.shape)}") from None
-        value_arr, weight_arr = self._cast_and_nan_check_input(value_arr, weight_arr)
+        value_arr, weight_arr = self._nan_check(value_arr, weight_arr)  # both are cast already
         if value_arr.size == 0:
             return
         dtype = self.mean_value._data.dtype
-        self.mean_value = wrap(np.asarray(self.mean_value._data + (value_arr * weight_arr).sum(), dtype=dtype))
-        self.weight = wrap(np.asarray(self.weight._data + weight_arr.sum(), dtype=dtype))
+        self.mean_value = wrap(xp.asarray(self.mean_value._data + (value_arr * weight_arr).sum(), dtype=dtype))
+        self.weight = wrap(xp.asarray(self.weight._data + weight_arr.sum(), dtype=dtype))
 
     def compute(self):
         """``sum(value * weight) / sum(weight)``."""

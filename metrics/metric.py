@@ -21,6 +21,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from ember.core.autograd.grad_mode import GRAD_ENABLED, no_grad
+from ember.core.dtypes import int64 as _int64
+from ember.core.ops.creation import tensor as _tensor, zeros as _zeros
 from ember.core.nn.modules.module import Module
 from ember.core.tensor import Tensor
 
@@ -467,12 +469,12 @@ class Metric(Module):
                 d[attr] = reduced
                 continue
             # list state: one collective per element, so every rank must make the same number of calls
-            empty = wrap(np.zeros((0,), dtype=d["_dtype"].np))
+            empty = _zeros(0, dtype=d["_dtype"], device=d["_device"])
             if reduction_fn is dim_zero_cat:
                 local = [dim_zero_cat(value)] if value else [empty]
             else:
                 local = list(value)
-                counts = dist_sync_fn(wrap(np.array([len(local)], dtype=np.int64)), group=group)
+                counts = dist_sync_fn(_tensor([len(local)], dtype=_int64, device=d["_device"]), group=group)
                 longest = max(int(c._data.reshape(-1)[0]) for c in counts)
                 local += [empty] * (longest - len(local))
             per_element = [list(dist_sync_fn(t, group=group)) for t in local]  # [element][rank]
@@ -564,7 +566,7 @@ class Metric(Module):
                 else:
                     raise TypeError(f"Expected metric state to be either a Tensor or a list of Tensor, but "
                                     f"encountered {current!r}")
-            probe = fn(wrap(np.zeros((0,), dtype=d["_dtype"].np)))
+            probe = fn(_zeros(0, dtype=d["_dtype"], device=d["_device"]))
             d["_device"] = probe.device
             if probe.is_floating_point():
                 d["_dtype"] = probe.dtype

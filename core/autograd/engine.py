@@ -35,8 +35,18 @@ def gradient_edge(t):
     return None
 
 
+_TENSOR = []  # ember's Tensor class, imported on first use (tensor.py imports this package, so not at the top)
+
+
+def _tensor_class():
+    if not _TENSOR:
+        from ..tensor import Tensor
+        _TENSOR.append(Tensor)
+    return _TENSOR[0]
+
+
 def _make_root_grads(outputs, grad_outputs, create_graph):
-    from ..tensor import Tensor
+    Tensor = _tensor_class()
     grads = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs is not None else None
@@ -274,8 +284,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, results):
         if g is None:
             if materialize_grads:
-                from ..tensor import Tensor
-                g = Tensor._make(t._xp.zeros_like(t._data))
+                g = _tensor_class()._make(t._xp.zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")

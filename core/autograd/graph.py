@@ -100,9 +100,11 @@ class Node:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         if saved is None:
             return ()
-        for i, (t, v) in enumerate(zip(saved, self._versions)):
-            if t is not None and _version_of(t) != v:
-                _raise_modified(t, i, self, v)
+        for t, v in zip(saved, self._versions):
+            if t is not None:
+                box = t._version
+                if (box[0] if box is not None else 0) != v:
+                    _raise_modified(t, saved.index(t), self, v)
         return saved
 
     def save_output(self, out) -> None:

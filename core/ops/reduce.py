@@ -21,11 +21,21 @@ def _reduced_shape(shape, dims):
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def expand_reduced(grad: Tensor, in_shape, dims, keepdim) -> Tensor:
     """Broadcast a reduction's gradient back to the input's shape."""
     if not grad._requires_grad and (keepdim or len(dims) == len(in_shape) or not dims):
         # the common full reduction without create_graph: one broadcast, no shape bookkeeping
-        return wrap(grad._xp.broadcast_to(grad._data, in_shape))
+        data = grad._data
+        if data.size == _numel(in_shape):
+            return wrap(data.reshape(in_shape))  # nothing to broadcast (a one-element input)
+        return wrap(grad._xp.broadcast_to(data, in_shape))
     if not keepdim and dims:
         grad = grad.reshape(_reduced_shape(in_shape, dims))
     return grad.expand(in_shape)

@@ -1,8 +1,8 @@
 """The task wrapper behind ``Accuracy(task=...)`` and friends, and the stat-score state shared by many metrics."""
 from __future__ import annotations
 
-import numpy as np
-
+from ember.core.dtypes import int64
+from ember.core.ops.creation import zeros
 from ember.core.tensor import Tensor
 
 from ..metric import Metric
@@ -45,7 +45,7 @@ class _AbstractStatScores(Metric):
             if multidim_average == "samplewise":
                 self.add_state(name, [], dist_reduce_fx="cat")
             else:
-                self.add_state(name, wrap(np.zeros(size, dtype=np.int64)), dist_reduce_fx="sum")
+                self.add_state(name, zeros(size, dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def _update_state(self, tp, fp, tn, fn) -> None:
         d = self.__dict__

@@ -1,8 +1,6 @@
 """Calibration error metrics."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..functional.classification.calibration_error import (_binary_calibration_error_tensor_validation,
                                                            _binary_calibration_error_update, _ce_arg_validation,
                                                            _ce_compute, _multiclass_calibration_error_update)
@@ -10,6 +8,7 @@ from ..functional.classification.confusion_matrix import _binary_confusion_matri
 from ..functional.classification.precision_recall_curve import _multiclass_precision_recall_curve_tensor_validation
 from ..metric import Metric
 from ..utilities.checks import check_task
+from ..utilities.compute import array_module
 from ..utilities.data import dim_zero_cat, wrap
 from .base import _arrays, _ClassificationTaskWrapper, _require_int
 
@@ -94,7 +93,7 @@ class MulticlassCalibrationError(_CalibrationStates):
         p, t = _arrays(preds, target)
         if self.validate_args:
             _multiclass_precision_recall_curve_tensor_validation(p, t, self.num_classes, self.ignore_index)
-        p = np.moveaxis(p, 1, -1).reshape(-1, p.shape[1])
+        p = array_module(p).moveaxis(p, 1, -1).reshape(-1, p.shape[1])
         t = t.reshape(-1)
         if self.ignore_index is not None:
             keep = t != self.ignore_index

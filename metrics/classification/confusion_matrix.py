@@ -1,7 +1,8 @@
 """Confusion-matrix metrics (also the base of Matthews, Cohen's kappa and Jaccard)."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import int64
+from ember.core.ops.creation import zeros
 
 from ..functional.classification.confusion_matrix import (_binary_confusion_matrix_arg_validation,
                                                           _binary_confusion_matrix_format,
@@ -47,7 +48,7 @@ class BinaryConfusionMatrix(Metric):
         self.ignore_index = ignore_index
         self.normalize = normalize
         self.validate_args = validate_args
-        self.add_state("confmat", wrap(np.zeros((2, 2), dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("confmat", zeros((2, 2), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Count the batch into the matrix."""
@@ -82,7 +83,8 @@ class MulticlassConfusionMatrix(Metric):
         self.ignore_index = ignore_index
         self.normalize = normalize
         self.validate_args = validate_args
-        self.add_state("confmat", wrap(np.zeros((num_classes, num_classes), dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("confmat", zeros((num_classes, num_classes), dtype=int64, device=self.device),
+                       dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Count the batch into the matrix."""
@@ -119,7 +121,7 @@ class MultilabelConfusionMatrix(Metric):
         self.ignore_index = ignore_index
         self.normalize = normalize
         self.validate_args = validate_args
-        self.add_state("confmat", wrap(np.zeros((num_labels, 2, 2), dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("confmat", zeros((num_labels, 2, 2), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Count the batch into the matrices."""

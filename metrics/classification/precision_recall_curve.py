@@ -6,8 +6,8 @@ state of constant size).
 """
 from __future__ import annotations
 
-import numpy as np
-
+from ember.core.dtypes import int64
+from ember.core.ops.creation import zeros
 
 from ..functional.classification.precision_recall_curve import (
     _adjust_threshold_arg, _binary_precision_recall_curve_arg_validation, _binary_precision_recall_curve_compute,
@@ -20,6 +20,7 @@ from ..functional.classification.precision_recall_curve import (
     _multilabel_precision_recall_curve_update, _wrap_curves)
 from ..metric import Metric
 from ..utilities.checks import check_task
+from ..utilities.compute import module_for_device
 from ..utilities.data import dim_zero_cat, wrap
 from .base import _arrays, _ClassificationTaskWrapper, _require_int
 
@@ -35,15 +36,15 @@ class _CurveStates(Metric):
     full_state_update = False
 
     def _init_curve_states(self, thresholds, confmat_shape) -> None:
-        thr = _adjust_threshold_arg(thresholds)
+        thr = _adjust_threshold_arg(thresholds, module_for_device(self.device))
         if thr is None:
             self.thresholds = None
             self.add_state("preds", [], dist_reduce_fx="cat")
             self.add_state("target", [], dist_reduce_fx="cat")
         else:
-            self.register_buffer("thresholds", wrap(np.asarray(thr)), persistent=False)
+            self.register_buffer("thresholds", wrap(thr), persistent=False)
             shape = (thr.shape[0],) + tuple(confmat_shape)
-            self.add_state("confmat", wrap(np.zeros(shape, dtype=np.int64)), dist_reduce_fx="sum")
+            self.add_state("confmat", zeros(shape, dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def _thresholds_array(self):
         return None if self.thresholds is None else self.thresholds._data

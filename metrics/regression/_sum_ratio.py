@@ -1,10 +1,10 @@
 """The shared shape of metrics that are a sum of per-element errors divided by a count."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32, int64
+from ember.core.ops.creation import zeros
 
 from ..metric import Metric
-from ..utilities.data import wrap
 
 
 class _SumOverCount(Metric):
@@ -18,8 +18,8 @@ class _SumOverCount(Metric):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.add_state(self._state_name, wrap(np.array(0.0, dtype=np.float32)), dist_reduce_fx="sum")
-        self.add_state("total", wrap(np.array(0, dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state(self._state_name, zeros((), dtype=float32, device=self.device), dist_reduce_fx="sum")
+        self.add_state("total", zeros((), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     @staticmethod
     def _update_fn(preds, target):  # pragma: no cover - always overridden

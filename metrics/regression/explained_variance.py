@@ -1,12 +1,12 @@
 """Explained variance metric."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32, int64
+from ember.core.ops.creation import zeros
 
 from ..functional.regression.explained_variance import (_check_multioutput, _explained_variance_compute,
                                                         _explained_variance_update)
 from ..metric import Metric
-from ..utilities.data import wrap
 
 __all__ = ["ExplainedVariance"]
 
@@ -27,10 +27,10 @@ class ExplainedVariance(Metric):
         super().__init__(**kwargs)
         _check_multioutput(multioutput)
         self.multioutput = multioutput
-        zero = wrap(np.array(0.0, dtype=np.float32))
+        zero = zeros((), dtype=float32, device=self.device)
         for name in ("sum_error", "sum_squared_error", "sum_target", "sum_squared_target"):
             self.add_state(name, zero, dist_reduce_fx="sum")
-        self.add_state("num_obs", wrap(np.array(0, dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("num_obs", zeros((), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Accumulate the sums of a batch."""

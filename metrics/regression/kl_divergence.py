@@ -1,11 +1,12 @@
 """KL divergence metric."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32, int64
+from ember.core.ops.creation import zeros
 
 from ..functional.regression.kl_divergence import _check_kl_args, _kld_compute, _kld_update
 from ..metric import Metric
-from ..utilities.data import dim_zero_cat, wrap
+from ..utilities.data import dim_zero_cat
 
 __all__ = ["KLDivergence"]
 
@@ -29,10 +30,10 @@ class KLDivergence(Metric):
         self.log_prob = log_prob
         self.reduction = reduction
         if reduction in ("mean", "sum"):
-            self.add_state("measures", wrap(np.array(0.0, dtype=np.float32)), dist_reduce_fx="sum")
+            self.add_state("measures", zeros((), dtype=float32, device=self.device), dist_reduce_fx="sum")
         else:
             self.add_state("measures", [], dist_reduce_fx="cat")
-        self.add_state("total", wrap(np.array(0, dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("total", zeros((), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, p, q) -> None:
         """Accumulate the divergences of a batch of rows."""

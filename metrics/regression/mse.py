@@ -1,12 +1,12 @@
 """Mean squared error metric."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32, int64
+from ember.core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.mse import _mean_squared_error_compute, _mean_squared_error_update
 from ..metric import Metric
-from ..utilities.data import wrap
 
 __all__ = ["MeanSquaredError"]
 
@@ -39,8 +39,8 @@ class MeanSquaredError(Metric):
         check_num_outputs(num_outputs)
         self.squared = squared
         self.num_outputs = num_outputs
-        self.add_state("sum_squared_error", wrap(np.zeros(num_outputs, dtype=np.float32)), dist_reduce_fx="sum")
-        self.add_state("total", wrap(np.array(0, dtype=np.int64)), dist_reduce_fx="sum")
+        self.add_state("sum_squared_error", zeros(num_outputs, dtype=float32, device=self.device), dist_reduce_fx="sum")
+        self.add_state("total", zeros((), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Accumulate the squared errors of a batch."""

@@ -1,13 +1,13 @@
 """Pearson correlation coefficient metric."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32
+from ember.core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.pearson import (_final_aggregation, _pearson_corrcoef_compute,
                                              _pearson_corrcoef_update)
 from ..metric import Metric
-from ..utilities.data import wrap
 
 __all__ = ["PearsonCorrCoef"]
 
@@ -32,9 +32,9 @@ class PearsonCorrCoef(Metric):
         super().__init__(**kwargs)
         check_num_outputs(num_outputs)
         self.num_outputs = num_outputs
-        zeros = wrap(np.zeros(num_outputs, dtype=np.float32))
+        zero = zeros(num_outputs, dtype=float32, device=self.device)
         for name in ("mean_x", "mean_y", "var_x", "var_y", "corr_xy", "n_total"):
-            self.add_state(name, zeros, dist_reduce_fx=None)
+            self.add_state(name, zero, dist_reduce_fx=None)
 
     def update(self, preds, target) -> None:
         """Fold a batch into the running moments."""

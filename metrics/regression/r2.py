@@ -1,12 +1,12 @@
 """R^2 score metric."""
 from __future__ import annotations
 
-import numpy as np
+from ember.core.dtypes import float32, int64
+from ember.core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.r2 import _MULTIOUTPUT, _r2_score_compute, _r2_score_update
 from ..metric import Metric
-from ..utilities.data import wrap
 
 __all__ = ["R2Score"]
 
@@ -36,11 +36,11 @@ class R2Score(Metric):
         self.num_outputs = num_outputs
         self.adjusted = adjusted
         self.multioutput = multioutput
-        zeros = wrap(np.zeros(num_outputs, dtype=np.float32))
-        self.add_state("sum_squared_error", zeros, dist_reduce_fx="sum")
-        self.add_state("sum_error", zeros, dist_reduce_fx="sum")
-        self.add_state("residual", zeros, dist_reduce_fx="sum")
-        self.add_state("total", wrap(np.array(0, dtype=np.int64)), dist_reduce_fx="sum")
+        zero = zeros(num_outputs, dtype=float32, device=self.device)
+        self.add_state("sum_squared_error", zero, dist_reduce_fx="sum")
+        self.add_state("sum_error", zero, dist_reduce_fx="sum")
+        self.add_state("residual", zero, dist_reduce_fx="sum")
+        self.add_state("total", zeros((), dtype=int64, device=self.device), dist_reduce_fx="sum")
 
     def update(self, preds, target) -> None:
         """Accumulate the sums of a batch."""

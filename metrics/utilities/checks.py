@@ -66,8 +66,8 @@ def is_floating(arr) -> bool:
 
 def describe_values(arr, limit: int = 10) -> str:
     """A short listing of the distinct values of ``arr`` for error messages."""
-    import numpy as np
-    values = np.unique(np.asarray(arr))
+    from .compute import array_module
+    values = array_module(arr).unique(arr)
     text = ", ".join(str(v) for v in values[:limit].tolist())
     if values.size > limit:
         text += ", ..."

@@ -82,7 +82,7 @@ def gather_all_tensors(result: Tensor, group=None, *, backend=None) -> list:
     data = xp.ascontiguousarray(result.detach()._data)
     # 1. number of dimensions, emptiness and dtype: a rank that saw no data holds a 1-d empty placeholder of the
     #    default dtype while the others may hold 2-d integer rows
-    info = np.array([data.ndim, int(data.size > 0), data.dtype.num], dtype=np.int64)
+    info = xp.asarray([data.ndim, int(data.size > 0), data.dtype.num], dtype=np.int64)
     infos = [t._data.reshape(-1) for t in _all_gather(dist, Tensor._make(info), world_size, group)]
     max_ndim = max(int(i[0]) for i in infos)
     filled = [_dtype_from_num(int(i[2])) for i in infos if i[1]]
@@ -96,7 +96,7 @@ def gather_all_tensors(result: Tensor, group=None, *, backend=None) -> list:
         data = data.astype(dtype)
     local = Tensor._make(data)
     # 2. the shapes
-    shape_t = Tensor._make(np.array(data.shape if max_ndim else [0], dtype=np.int64))
+    shape_t = Tensor._make(xp.asarray(data.shape if max_ndim else [0], dtype=np.int64))
     shapes = [tuple(int(s) for s in t._data.reshape(-1))[:max_ndim] for t in
               _all_gather(dist, shape_t, world_size, group)]
     if all(s == shapes[0] for s in shapes):

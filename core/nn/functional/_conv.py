@@ -34,7 +34,7 @@ from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
 # Bytes of im2col columns processed per GEMM: small enough to stay in L2/L3, large enough for an efficient GEMM.
-_BLOCK_BYTES = 1 << 21
+_BLOCK_BYTES = 1 << 22
 
 
 # ------------------------------------------------------------------------------------------------- argument helpers

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ...utilities.checks import check_average, check_task
-from ...utilities.compute import safe_divide, trapezoid
+from ...utilities.compute import array_module, safe_divide, trapezoid
 from ...utilities.data import to_array, wrap
 from .precision_recall_curve import (_binary_precision_recall_curve_arg_validation,
                                      _binary_precision_recall_curve_format,
@@ -32,38 +32,44 @@ def _check_max_fpr(max_fpr) -> None:
 
 
 def _reduce_auroc(fpr, tpr, average="macro", weights=None):
-    """Per-class areas, then their mean (``"macro"``) or support-weighted mean; NaN classes are skipped."""
-    if isinstance(fpr, np.ndarray) and fpr.ndim == 2:
+    """Per-class areas, then their mean (``"macro"``) or support-weighted mean; NaN classes are skipped.
+
+    ``fpr``/``tpr`` are ``(C, T)`` arrays (binned) or lists of one curve per class (exact).
+    """
+    if not isinstance(fpr, list) and fpr.ndim == 2:
         res = trapezoid(tpr, fpr, axis=1)
     else:
-        res = np.stack([trapezoid(y, x) for x, y in zip(fpr, tpr)])
+        res = array_module(*fpr, *tpr).stack([trapezoid(y, x) for x, y in zip(fpr, tpr)])
     res = res.astype(np.float32)
     if average is None or average == "none":
         return res
-    nan = np.isnan(res)
+    xp = array_module(res)
+    nan = xp.isnan(res)
     if nan.any():
         warnings.warn(f"Average precision score for one or more classes was `nan`. Ignoring these classes in "
                       f"{average}-average", UserWarning, stacklevel=3)
     keep = ~nan
     if average == "macro":
-        return res[keep].mean() if keep.any() else np.asarray(np.nan, dtype=np.float32)
+        return res[keep].mean() if keep.any() else xp.asarray(np.nan, dtype=np.float32)
     w = safe_divide(weights[keep], weights[keep].sum())
     return (res[keep] * w).sum().astype(np.float32)
 
 
 def _binary_auroc_compute(state, thresholds, max_fpr=None, pos_label=1):
     fpr, tpr, _ = _binary_roc_compute(state, thresholds, pos_label)
+    xp = array_module(fpr, tpr)
     if max_fpr is None or max_fpr == 1 or fpr.sum() == 0 or tpr.sum() == 0:
-        return np.asarray(trapezoid(tpr, fpr), dtype=np.float32)
-    # partial AUC up to max_fpr (interpolating the curve at max_fpr), McClish-standardised
-    stop = int(np.searchsorted(fpr, max_fpr, side="right"))
+        return xp.asarray(trapezoid(tpr, fpr, xp=xp), dtype=np.float32)
+    # partial AUC up to max_fpr (interpolating the curve at max_fpr), McClish-standardised; max_fpr stays a float64
+    # array, as NumPy compares (and appends) a Python float
+    stop = int(xp.searchsorted(fpr, xp.asarray(max_fpr), side="right"))
     weight = (max_fpr - fpr[stop - 1]) / (fpr[stop] - fpr[stop - 1])
     interp_tpr = tpr[stop - 1] + weight * (tpr[stop] - tpr[stop - 1])
-    tpr = np.concatenate([tpr[:stop], [interp_tpr]])
-    fpr = np.concatenate([fpr[:stop], [max_fpr]])
-    partial_auc = trapezoid(tpr, fpr)
+    tpr = xp.concatenate([tpr[:stop], xp.asarray(interp_tpr).reshape(1)])
+    fpr = xp.concatenate([fpr[:stop], xp.asarray([max_fpr])])
+    partial_auc = trapezoid(tpr, fpr, xp=xp)
     min_area = 0.5 * max_fpr ** 2
-    return np.asarray(0.5 * (1 + (partial_auc - min_area) / (max_fpr - min_area)), dtype=np.float32)
+    return xp.asarray(0.5 * (1 + (partial_auc - min_area) / (max_fpr - min_area)), dtype=np.float32)
 
 
 def binary_auroc(preds, target, max_fpr=None, thresholds=None, ignore_index=None, validate_args: bool = True):
@@ -90,7 +96,8 @@ def binary_auroc(preds, target, max_fpr=None, thresholds=None, ignore_index=None
 def _multiclass_auroc_compute(state, num_classes, average="macro", thresholds=None):
     fpr, tpr, _ = _multiclass_roc_compute(state, num_classes, thresholds)
     if thresholds is None or isinstance(state, tuple):
-        weights = np.bincount(state[1].astype(np.int64), minlength=num_classes).astype(np.float32)
+        labels = state[1].astype(np.int64, copy=False)
+        weights = array_module(labels).bincount(labels, minlength=num_classes).astype(np.float32)
     else:
         weights = state[0][:, 1, :].sum(-1).astype(np.float32)
     return _reduce_auroc(fpr, tpr, average, weights)

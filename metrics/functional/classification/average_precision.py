@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ...utilities.checks import check_average, check_task
-from ...utilities.compute import safe_divide
+from ...utilities.compute import array_module, safe_divide
 from ...utilities.data import to_array, wrap
 from .precision_recall_curve import (_binary_precision_recall_curve_arg_validation,
                                      _binary_precision_recall_curve_compute, _binary_precision_recall_curve_format,
@@ -29,31 +29,33 @@ __all__ = ["average_precision", "binary_average_precision", "multiclass_average_
 
 
 def _ap_from_curve(precision, recall):
-    return -np.sum((recall[1:] - recall[:-1]) * precision[:-1])
+    return -((recall[1:] - recall[:-1]) * precision[:-1]).sum()
 
 
 def _reduce_average_precision(precision, recall, average="macro", weights=None):
-    if isinstance(precision, np.ndarray) and precision.ndim == 2:
-        res = -np.sum((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1], axis=1)
+    """Per-class AP from ``(C, T + 1)`` curves (binned) or lists of one curve per class (exact), then averaged."""
+    if not isinstance(precision, list) and precision.ndim == 2:
+        res = -((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1]).sum(axis=1)
     else:
-        res = np.stack([_ap_from_curve(p, r) for p, r in zip(precision, recall)])
+        res = array_module(*precision, *recall).stack([_ap_from_curve(p, r) for p, r in zip(precision, recall)])
     res = res.astype(np.float32)
     if average is None or average == "none":
         return res
-    nan = np.isnan(res)
+    xp = array_module(res)
+    nan = xp.isnan(res)
     if nan.any():
         warnings.warn(f"Average precision score for one or more classes was `nan`. Ignoring these classes in "
                       f"{average}-average", UserWarning, stacklevel=3)
     keep = ~nan
     if average == "macro":
-        return res[keep].mean() if keep.any() else np.asarray(np.nan, dtype=np.float32)
+        return res[keep].mean() if keep.any() else xp.asarray(np.nan, dtype=np.float32)
     w = safe_divide(weights[keep], weights[keep].sum())
     return (res[keep] * w).sum().astype(np.float32)
 
 
 def _binary_average_precision_compute(state, thresholds):
     precision, recall, _ = _binary_precision_recall_curve_compute(state, thresholds)
-    return np.asarray(_ap_from_curve(precision, recall), dtype=np.float32)
+    return array_module(precision, recall).asarray(_ap_from_curve(precision, recall), dtype=np.float32)
 
 
 def binary_average_precision(preds, target, thresholds=None, ignore_index=None, validate_args: bool = True):
@@ -73,7 +75,8 @@ def binary_average_precision(preds, target, thresholds=None, ignore_index=None, 
 def _multiclass_average_precision_compute(state, num_classes, average="macro", thresholds=None):
     precision, recall, _ = _multiclass_precision_recall_curve_compute(state, num_classes, thresholds)
     if thresholds is None or isinstance(state, tuple):
-        weights = np.bincount(state[1].astype(np.int64), minlength=num_classes).astype(np.float32)
+        labels = state[1].astype(np.int64, copy=False)
+        weights = array_module(labels).bincount(labels, minlength=num_classes).astype(np.float32)
     else:
         weights = state[0][:, 1, :].sum(-1).astype(np.float32)
     return _reduce_average_precision(precision, recall, average, weights)

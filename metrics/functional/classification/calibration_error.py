@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...utilities.checks import check_ignore_index, check_task
-from ...utilities.compute import is_probability, softmax
+from ...utilities.compute import array_module, is_probability, softmax
 from ...utilities.data import to_array, wrap
 from .confusion_matrix import _binary_confusion_matrix_format, _binary_confusion_matrix_tensor_validation
 from .precision_recall_curve import _check_score_preds, _multiclass_precision_recall_curve_tensor_validation
@@ -25,32 +25,34 @@ def _ce_arg_validation(n_bins, norm, ignore_index) -> None:
 
 def _binning(confidences, accuracies, n_bins):
     """Per-bin mean accuracy, mean confidence and share of samples (bins ``[b_i, b_{i+1})``, 1.0 in the last)."""
+    xp = array_module(confidences, accuracies)
     dtype = np.float64 if confidences.dtype == np.float64 else np.float32
-    bounds = np.linspace(0, 1, n_bins + 1, dtype=dtype)
-    idx = np.clip(np.searchsorted(bounds, confidences, side="right") - 1, 0, n_bins - 1)
-    count = np.bincount(idx, minlength=n_bins).astype(dtype)
-    conf_sum = np.bincount(idx, weights=confidences, minlength=n_bins)
-    acc_sum = np.bincount(idx, weights=accuracies.astype(dtype), minlength=n_bins)
-    safe = np.where(count == 0, 1, count)
-    conf_bin = np.where(count == 0, 0, conf_sum / safe)
-    acc_bin = np.where(count == 0, 0, acc_sum / safe)
+    bounds = xp.linspace(0, 1, n_bins + 1, dtype=dtype)
+    idx = xp.clip(xp.searchsorted(bounds, confidences, side="right") - 1, 0, n_bins - 1)
+    count = xp.bincount(idx, minlength=n_bins).astype(dtype)
+    conf_sum = xp.bincount(idx, weights=confidences, minlength=n_bins)
+    acc_sum = xp.bincount(idx, weights=accuracies.astype(dtype), minlength=n_bins)
+    safe = xp.where(count == 0, 1, count)
+    conf_bin = xp.where(count == 0, 0, conf_sum / safe)
+    acc_bin = xp.where(count == 0, 0, acc_sum / safe)
     prop_bin = count / max(count.sum(), 1)
     return acc_bin, conf_bin, prop_bin
 
 
 def _ce_compute(confidences, accuracies, n_bins, norm="l1"):
     """Expected (``"l1"``), root-mean-square (``"l2"``) or maximum (``"max"``) calibration error."""
+    xp = array_module(confidences, accuracies)
     if confidences.size == 0:
-        return np.asarray(0.0, dtype=np.float32)
+        return xp.asarray(0.0, dtype=np.float32)
     acc_bin, conf_bin, prop_bin = _binning(confidences, accuracies, n_bins)
-    gap = np.abs(acc_bin - conf_bin)
+    gap = xp.abs(acc_bin - conf_bin)
     if norm == "l1":
         ce = (gap * prop_bin).sum()
     elif norm == "max":
         ce = gap[prop_bin > 0].max()
     else:
-        ce = np.sqrt((gap ** 2 * prop_bin).sum())
-    return np.asarray(ce, dtype=np.float32)
+        ce = xp.sqrt((gap ** 2 * prop_bin).sum())
+    return xp.asarray(ce, dtype=np.float32)
 
 
 def _binary_calibration_error_tensor_validation(preds, target, ignore_index=None) -> None:
@@ -103,7 +105,7 @@ def multiclass_calibration_error(preds, target, num_classes: int, n_bins: int = 
                              f"{num_classes!r}")
         _ce_arg_validation(n_bins, norm, ignore_index)
         _multiclass_precision_recall_curve_tensor_validation(p, t, num_classes, ignore_index)
-    p = np.moveaxis(p, 1, -1).reshape(-1, p.shape[1])
+    p = array_module(p).moveaxis(p, 1, -1).reshape(-1, p.shape[1])
     t = t.reshape(-1)
     if ignore_index is not None:
         keep = t != ignore_index

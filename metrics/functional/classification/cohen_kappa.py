@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...utilities.checks import check_task
+from ...utilities.compute import array_module
 from ...utilities.data import to_array, wrap
 from .confusion_matrix import (_binary_confusion_matrix_arg_validation, _binary_confusion_matrix_format,
                                _binary_confusion_matrix_tensor_validation, _binary_confusion_matrix_update,
@@ -23,19 +24,20 @@ def _check_weights(weights) -> None:
 
 def _cohen_kappa_reduce(confmat, weights=None):
     """Kappa from a confusion matrix; ``weights`` ``"linear"``/``"quadratic"`` penalise by label distance."""
+    xp = array_module(confmat)
     confmat = confmat.astype(np.float64)
     n = confmat.shape[0]
     sum0 = confmat.sum(axis=0, keepdims=True)
     sum1 = confmat.sum(axis=1, keepdims=True)
     expected = sum1 @ sum0 / sum0.sum()
     if weights is None or weights == "none":
-        w = 1.0 - np.eye(n)
+        w = 1.0 - xp.eye(n)
     else:
-        grid = np.broadcast_to(np.arange(n, dtype=np.float64), (n, n))
-        w = np.abs(grid - grid.T) if weights == "linear" else (grid - grid.T) ** 2
-    with np.errstate(invalid="ignore", divide="ignore"):
+        grid = xp.broadcast_to(xp.arange(n, dtype=np.float64), (n, n))
+        w = xp.abs(grid - grid.T) if weights == "linear" else (grid - grid.T) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):  # silences NumPy only; CuPy never warns
         k = (w * confmat).sum() / (w * expected).sum()
-    return np.asarray(1 - k, dtype=np.float32)
+    return xp.asarray(1 - k, dtype=np.float32)
 
 
 def binary_cohen_kappa(preds, target, threshold: float = 0.5, ignore_index=None, weights=None,

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ...utilities.checks import check_ignore_index, check_task, check_threshold
-from ...utilities.compute import is_probability, sigmoid
+from ...utilities.compute import array_module, is_probability, sigmoid
 from ...utilities.data import to_array, wrap
 from .stat_scores import (_binary_stat_scores_tensor_validation, _multiclass_stat_scores_tensor_validation,
                           _multilabel_stat_scores_tensor_validation, _require_int)
@@ -37,11 +37,12 @@ def _confusion_matrix_reduce(confmat, normalize=None):
         denom = confmat.sum(axis=-2, keepdims=True)
     else:
         denom = confmat.sum(axis=(-2, -1), keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # silences NumPy only; CuPy never warns
         confmat = confmat / denom
-    nans = np.isnan(confmat)
+    xp = array_module(confmat)
+    nans = xp.isnan(confmat)
     if nans.any():
-        confmat = np.where(nans, 0, confmat).astype(confmat.dtype)
+        confmat = xp.where(nans, 0, confmat).astype(confmat.dtype)
         warnings.warn(f"{int(nans.sum())} NaN values found in confusion matrix have been replaced with zeros.",
                       UserWarning, stacklevel=3)
     return confmat
@@ -74,8 +75,8 @@ def _binary_confusion_matrix_format(preds, target, threshold=0.5, ignore_index=N
 
 
 def _binary_confusion_matrix_update(preds, target):
-    mapping = target.astype(np.int64) * 2 + preds.astype(np.int64)
-    return np.bincount(mapping, minlength=4).reshape(2, 2)
+    mapping = target.astype(np.int64, copy=False) * 2 + preds.astype(np.int64, copy=False)
+    return array_module(mapping).bincount(mapping, minlength=4).reshape(2, 2)
 
 
 def binary_confusion_matrix(preds, target, threshold: float = 0.5, normalize=None, ignore_index=None,
@@ -117,7 +118,7 @@ def _multiclass_confusion_matrix_format(preds, target, ignore_index=None, conver
     if convert_to_labels:
         preds = preds.reshape(-1)
     else:
-        preds = np.moveaxis(preds, 1, -1).reshape(-1, preds.shape[1])
+        preds = array_module(preds).moveaxis(preds, 1, -1).reshape(-1, preds.shape[1])
     target = target.reshape(-1)
     if ignore_index is not None:
         keep = target != ignore_index
@@ -126,8 +127,9 @@ def _multiclass_confusion_matrix_format(preds, target, ignore_index=None, conver
 
 
 def _multiclass_confusion_matrix_update(preds, target, num_classes):
-    mapping = target.astype(np.int64) * num_classes + preds.astype(np.int64)
-    return np.bincount(mapping, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
+    mapping = target.astype(np.int64, copy=False) * num_classes + preds.astype(np.int64, copy=False)
+    xp = array_module(mapping)
+    return xp.bincount(mapping, minlength=num_classes * num_classes).reshape(num_classes, num_classes)
 
 
 def multiclass_confusion_matrix(preds, target, num_classes: int, normalize=None, ignore_index=None,
@@ -164,22 +166,24 @@ def _multilabel_confusion_matrix_tensor_validation(preds, target, num_labels, ig
 def _multilabel_confusion_matrix_format(preds, target, num_labels, threshold=0.5, ignore_index=None,
                                         should_threshold=True):
     """(M, L) predictions and targets (extra dimensions folded into M); ignored targets become -1."""
+    xp = array_module(preds, target)
     if preds.dtype.kind == "f":
         if not is_probability(preds):
-            preds = sigmoid(preds)
+            preds = sigmoid(preds, xp)
         if should_threshold:
             preds = preds > threshold
-    preds = np.moveaxis(preds, 1, -1).reshape(-1, num_labels)
-    target = np.moveaxis(target, 1, -1).reshape(-1, num_labels)
+    preds = xp.moveaxis(preds, 1, -1).reshape(-1, num_labels)
+    target = xp.moveaxis(target, 1, -1).reshape(-1, num_labels)
     if ignore_index is not None:
-        target = np.where(target == ignore_index, -1, target)
+        target = xp.where(target == ignore_index, -1, target)
     return preds, target
 
 
 def _multilabel_confusion_matrix_update(preds, target, num_labels):
+    xp = array_module(preds, target)
     valid = target >= 0
-    mapping = 2 * target.astype(np.int64) + preds.astype(np.int64) + 4 * np.arange(num_labels)
-    return np.bincount(mapping[valid], minlength=4 * num_labels).reshape(num_labels, 2, 2)
+    mapping = 2 * target.astype(np.int64, copy=False) + preds.astype(np.int64, copy=False) + 4 * xp.arange(num_labels)
+    return xp.bincount(mapping[valid], minlength=4 * num_labels).reshape(num_labels, 2, 2)
 
 
 def multilabel_confusion_matrix(preds, target, num_labels: int, threshold: float = 0.5, normalize=None,

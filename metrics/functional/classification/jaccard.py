@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...utilities.checks import check_average, check_task
-from ...utilities.compute import safe_divide
+from ...utilities.compute import array_module, safe_divide
 from ...utilities.data import to_array, wrap
 from .confusion_matrix import (_binary_confusion_matrix_arg_validation, _binary_confusion_matrix_format,
                                _binary_confusion_matrix_tensor_validation, _binary_confusion_matrix_update,
@@ -30,7 +30,7 @@ def _jaccard_index_reduce(confmat, average, ignore_index=None, zero_division=0.0
         num = confmat[:, 1, 1]
         denom = confmat[:, 1, 1] + confmat[:, 0, 1] + confmat[:, 1, 0]
     else:
-        num = np.diagonal(confmat).copy()
+        num = confmat.diagonal().copy()
         denom = confmat.sum(axis=0) + confmat.sum(axis=1) - num
     if average == "micro":
         num = num.sum()
@@ -41,7 +41,7 @@ def _jaccard_index_reduce(confmat, average, ignore_index=None, zero_division=0.0
     if average == "weighted":
         weights = confmat[:, 1, 1] + confmat[:, 1, 0] if multilabel else confmat.sum(axis=1)
     else:
-        weights = np.ones_like(jaccard)
+        weights = array_module(jaccard).ones_like(jaccard)
         if ignore_in_range:
             weights[ignore_index] = 0.0
         if not multilabel:

@@ -1,9 +1,12 @@
 """Matthews correlation coefficient: the correlation between predicted and true labels, in [-1, 1]."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...utilities.checks import check_task
+from ...utilities.compute import array_module
 from ...utilities.data import to_array, wrap
 from .confusion_matrix import (_binary_confusion_matrix_arg_validation, _binary_confusion_matrix_format,
                                _binary_confusion_matrix_tensor_validation, _binary_confusion_matrix_update,
@@ -24,17 +27,18 @@ def _matthews_corrcoef_reduce(confmat):
     row or column is empty (e.g. every prediction is the same class) a small-epsilon limit of the formula is used
     instead of 0/0.
     """
+    xp = array_module(confmat)
     confmat = confmat.sum(axis=0) if confmat.ndim == 3 else confmat
     confmat = confmat.astype(np.float64)
     if confmat.size == 4:
         tn, fp, fn, tp = confmat.reshape(-1)
         if tp + tn != 0 and fp + fn == 0:
-            return np.asarray(1.0, dtype=np.float32)
+            return xp.asarray(1.0, dtype=np.float32)
         if tp + tn == 0 and fp + fn != 0:
-            return np.asarray(-1.0, dtype=np.float32)
+            return xp.asarray(-1.0, dtype=np.float32)
     tk = confmat.sum(axis=-1)
     pk = confmat.sum(axis=-2)
-    c = np.trace(confmat)
+    c = xp.trace(confmat)
     s = confmat.sum()
     cov_ytyp = c * s - (tk * pk).sum()
     cov_ypyp = s ** 2 - (pk * pk).sum()
@@ -45,11 +49,11 @@ def _matthews_corrcoef_reduce(confmat):
         a = tp + tn if (tp == 0 or tn == 0) else 0.0
         b = fp + fn if (fp == 0 or fn == 0) else 0.0
         eps = float(np.finfo(np.float32).eps)
-        numerator = np.sqrt(eps) * (a - b)
+        numerator = math.sqrt(eps) * (a - b)
         denom = (tp + fp + eps) * (tp + fn + eps) * (tn + fp + eps) * (tn + fn + eps)
     elif denom == 0:
-        return np.asarray(0.0, dtype=np.float32)
-    return np.asarray(numerator / np.sqrt(denom), dtype=np.float32)
+        return xp.asarray(0.0, dtype=np.float32)
+    return xp.asarray(numerator / xp.sqrt(denom), dtype=np.float32)
 
 
 def binary_matthews_corrcoef(preds, target, threshold: float = 0.5, ignore_index=None,

@@ -14,7 +14,7 @@ import numpy as np
 from ember.core.tensor import Tensor
 
 from ...utilities.checks import check_ignore_index, check_same_shape, check_task
-from ...utilities.compute import is_probability, safe_divide, sigmoid, softmax
+from ...utilities.compute import array_module, is_probability, safe_divide, sigmoid, softmax
 from ...utilities.data import to_array, wrap
 from .stat_scores import _check_binary_values, _check_class_range, _dtype_name, _require_int
 
@@ -24,26 +24,31 @@ __all__ = ["precision_recall_curve", "binary_precision_recall_curve", "multiclas
 
 def _binary_clf_curve(preds, target, pos_label=1):
     """False and true positive counts at each distinct score, scores in decreasing order (sklearn's algorithm)."""
-    order = np.argsort(-preds, kind="stable")
+    xp = array_module(preds, target)
+    order = xp.argsort(-preds, kind="stable")  # CuPy's sorts are always stable and accept kind="stable"
     preds = preds[order]
     target = target[order]
-    distinct = np.nonzero(np.diff(preds))[0]
-    threshold_idxs = np.concatenate([distinct, [target.size - 1]]).astype(np.int64)
+    distinct = xp.nonzero(xp.diff(preds))[0]
+    last = xp.asarray([target.size - 1], dtype=distinct.dtype)
+    threshold_idxs = xp.concatenate([distinct, last]).astype(np.int64, copy=False)
     positives = (target == pos_label).astype(np.int64)
-    tps = np.cumsum(positives)[threshold_idxs]
+    tps = xp.cumsum(positives)[threshold_idxs]
     fps = 1 + threshold_idxs - tps
     return fps, tps, preds[threshold_idxs]
 
 
-def _adjust_threshold_arg(thresholds):
-    """An int becomes ``linspace(0, 1, thresholds)``; a list or tensor becomes an array; ``None`` stays."""
+def _adjust_threshold_arg(thresholds, xp):
+    """An int becomes ``linspace(0, 1, thresholds)``; a list or tensor becomes an array; ``None`` stays.
+
+    ``xp`` is the array module the thresholds will be compared in: the predictions' (or the metric's device's).
+    """
     if thresholds is None:
         return None
     if isinstance(thresholds, int):
-        return np.linspace(0, 1, thresholds, dtype=np.float32)
+        return xp.linspace(0, 1, thresholds, dtype=np.float32)
     if isinstance(thresholds, Tensor):
         return thresholds._data
-    return np.asarray(thresholds, dtype=np.float32)
+    return xp.asarray(thresholds, dtype=np.float32)
 
 
 def _binary_precision_recall_curve_arg_validation(thresholds=None, ignore_index=None) -> None:
@@ -87,39 +92,42 @@ def _binary_precision_recall_curve_format(preds, target, thresholds=None, ignore
         preds, target = preds[keep], target[keep]
     if not is_probability(preds):
         preds = sigmoid(preds)
-    return preds, target, _adjust_threshold_arg(thresholds)
+    return preds, target, None if thresholds is None else _adjust_threshold_arg(thresholds, array_module(preds))
 
 
 def _binary_precision_recall_curve_update(preds, target, thresholds):
     """The state: ``(preds, target)`` in exact mode, else a ``(T, 2, 2)`` confusion matrix per threshold."""
     if thresholds is None:
         return preds, target
+    xp = array_module(preds, target, thresholds)
     n_t = thresholds.shape[0]
     preds_t = (preds[:, None] >= thresholds[None, :]).astype(np.int64)
-    mapping = preds_t + 2 * target.astype(np.int64)[:, None] + 4 * np.arange(n_t)
-    return np.bincount(mapping.reshape(-1), minlength=4 * n_t).reshape(n_t, 2, 2)
+    mapping = preds_t + 2 * target.astype(np.int64, copy=False)[:, None] + 4 * xp.arange(n_t)
+    return xp.bincount(mapping.reshape(-1), minlength=4 * n_t).reshape(n_t, 2, 2)
 
 
 def _binary_precision_recall_curve_compute(state, thresholds, pos_label=1):
     """``(precision, recall, thresholds)``: thresholds increasing, precision ending in 1 and recall in 0."""
     if thresholds is not None and not isinstance(state, tuple):
+        xp = array_module(state)
         tps, fps, fns = state[:, 1, 1], state[:, 0, 1], state[:, 1, 0]
-        precision = safe_divide(tps, tps + fps)
-        recall = safe_divide(tps, tps + fns)
-        precision = np.concatenate([precision, np.ones(1, dtype=precision.dtype)])
-        recall = np.concatenate([recall, np.zeros(1, dtype=recall.dtype)])
+        precision = safe_divide(tps, tps + fps, xp=xp)
+        recall = safe_divide(tps, tps + fns, xp=xp)
+        precision = xp.concatenate([precision, xp.ones(1, dtype=precision.dtype)])
+        recall = xp.concatenate([recall, xp.zeros(1, dtype=recall.dtype)])
         return precision, recall, thresholds
     preds, target = state
+    xp = array_module(preds, target)
     if preds.size == 0:
-        empty = np.zeros(0, dtype=np.float32)
-        return np.ones(1, dtype=np.float32), np.zeros(1, dtype=np.float32), empty
+        empty = xp.zeros(0, dtype=np.float32)
+        return xp.ones(1, dtype=np.float32), xp.zeros(1, dtype=np.float32), empty
     fps, tps, thres = _binary_clf_curve(preds, target, pos_label)
     dtype = np.float64 if preds.dtype == np.float64 else np.float32
     precision = (tps / (tps + fps)).astype(dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):  # silences NumPy only; CuPy never warns
         recall = (tps / tps[-1]).astype(dtype)  # NaN when the target has no positive (undefined recall)
-    precision = np.concatenate([precision[::-1], np.ones(1, dtype=dtype)])
-    recall = np.concatenate([recall[::-1], np.zeros(1, dtype=dtype)])
+    precision = xp.concatenate([precision[::-1], xp.ones(1, dtype=dtype)])
+    recall = xp.concatenate([recall[::-1], xp.zeros(1, dtype=dtype)])
     return precision, recall, thres[::-1].copy()
 
 
@@ -173,35 +181,38 @@ def _multiclass_precision_recall_curve_tensor_validation(preds, target, num_clas
 
 def _multiclass_precision_recall_curve_format(preds, target, num_classes, thresholds=None, ignore_index=None):
     """(M, C) scores and (M,) labels; softmax if the scores are not probabilities."""
-    preds = np.moveaxis(preds, 1, -1).reshape(-1, num_classes)
+    xp = array_module(preds, target)
+    preds = xp.moveaxis(preds, 1, -1).reshape(-1, num_classes)
     target = target.reshape(-1)
     if ignore_index is not None:
         keep = target != ignore_index
         preds, target = preds[keep], target[keep]
     if not is_probability(preds):
         preds = softmax(preds, axis=1)
-    return preds, target, _adjust_threshold_arg(thresholds)
+    return preds, target, _adjust_threshold_arg(thresholds, xp)
 
 
 def _multiclass_precision_recall_curve_update(preds, target, num_classes, thresholds):
     if thresholds is None:
         return preds, target
+    xp = array_module(preds, target, thresholds)
     n_t = thresholds.shape[0]
     preds_t = (preds[:, :, None] >= thresholds[None, None, :]).astype(np.int64)  # (M, C, T)
-    target_oh = (target[:, None] == np.arange(num_classes)).astype(np.int64)
-    mapping = preds_t + 2 * target_oh[:, :, None] + 4 * np.arange(num_classes)[None, :, None] \
-        + 4 * num_classes * np.arange(n_t)
-    return np.bincount(mapping.reshape(-1), minlength=4 * num_classes * n_t).reshape(n_t, num_classes, 2, 2)
+    target_oh = (target[:, None] == xp.arange(num_classes)).astype(np.int64)
+    mapping = preds_t + 2 * target_oh[:, :, None] + 4 * xp.arange(num_classes)[None, :, None] \
+        + 4 * num_classes * xp.arange(n_t)
+    return xp.bincount(mapping.reshape(-1), minlength=4 * num_classes * n_t).reshape(n_t, num_classes, 2, 2)
 
 
 def _multiclass_precision_recall_curve_compute(state, num_classes, thresholds):
     """Binned: ``(C, T + 1)`` precision/recall arrays; exact: lists with one curve per class (one-vs-rest)."""
     if thresholds is not None and not isinstance(state, tuple):
+        xp = array_module(state)
         tps, fps, fns = state[:, :, 1, 1], state[:, :, 0, 1], state[:, :, 1, 0]
-        precision = safe_divide(tps, tps + fps)
-        recall = safe_divide(tps, tps + fns)
-        precision = np.concatenate([precision, np.ones((1, num_classes), dtype=precision.dtype)])
-        recall = np.concatenate([recall, np.zeros((1, num_classes), dtype=recall.dtype)])
+        precision = safe_divide(tps, tps + fps, xp=xp)
+        recall = safe_divide(tps, tps + fns, xp=xp)
+        precision = xp.concatenate([precision, xp.ones((1, num_classes), dtype=precision.dtype)])
+        recall = xp.concatenate([recall, xp.zeros((1, num_classes), dtype=recall.dtype)])
         return precision.T, recall.T, thresholds
     preds, target = state
     results = [_binary_precision_recall_curve_compute((preds[:, i], target), None, pos_label=i)
@@ -252,24 +263,26 @@ def _multilabel_precision_recall_curve_tensor_validation(preds, target, num_labe
 
 def _multilabel_precision_recall_curve_format(preds, target, num_labels, thresholds=None, ignore_index=None):
     """(M, L) scores and labels; ignored targets become -1 (left out of every count)."""
-    preds = np.moveaxis(preds, 1, -1).reshape(-1, num_labels)
-    target = np.moveaxis(target, 1, -1).reshape(-1, num_labels)
+    xp = array_module(preds, target)
+    preds = xp.moveaxis(preds, 1, -1).reshape(-1, num_labels)
+    target = xp.moveaxis(target, 1, -1).reshape(-1, num_labels)
     if not is_probability(preds):
-        preds = sigmoid(preds)
+        preds = sigmoid(preds, xp)
     if ignore_index is not None:
-        target = np.where(target == ignore_index, -1, target)
-    return preds, target, _adjust_threshold_arg(thresholds)
+        target = xp.where(target == ignore_index, -1, target)
+    return preds, target, _adjust_threshold_arg(thresholds, xp)
 
 
 def _multilabel_precision_recall_curve_update(preds, target, num_labels, thresholds):
     if thresholds is None:
         return preds, target
+    xp = array_module(preds, target, thresholds)
     n_t = thresholds.shape[0]
     preds_t = (preds[:, :, None] >= thresholds[None, None, :]).astype(np.int64)
-    mapping = preds_t + 2 * target.astype(np.int64)[:, :, None] + 4 * np.arange(num_labels)[None, :, None] \
-        + 4 * num_labels * np.arange(n_t)
-    valid = np.broadcast_to((target >= 0)[:, :, None], mapping.shape)
-    return np.bincount(mapping[valid], minlength=4 * num_labels * n_t).reshape(n_t, num_labels, 2, 2)
+    mapping = preds_t + 2 * target.astype(np.int64, copy=False)[:, :, None] \
+        + 4 * xp.arange(num_labels)[None, :, None] + 4 * num_labels * xp.arange(n_t)
+    valid = xp.broadcast_to((target >= 0)[:, :, None], mapping.shape)
+    return xp.bincount(mapping[valid], minlength=4 * num_labels * n_t).reshape(n_t, num_labels, 2, 2)
 
 
 def _multilabel_precision_recall_curve_compute(state, num_labels, thresholds, ignore_index=None):

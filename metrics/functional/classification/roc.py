@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ...utilities.checks import check_task
-from ...utilities.compute import safe_divide
+from ...utilities.compute import array_module, safe_divide
 from ...utilities.data import to_array, wrap
 from .precision_recall_curve import (_binary_clf_curve, _binary_precision_recall_curve_arg_validation,
                                      _binary_precision_recall_curve_format,
@@ -33,25 +33,26 @@ def _binary_roc_compute(state, thresholds, pos_label=1):
         fpr = safe_divide(fps, fps + tns)[::-1].copy()
         return fpr, tpr, thresholds[::-1].copy()
     preds, target = state
+    xp = array_module(preds, target)
     dtype = np.float64 if preds.dtype == np.float64 else np.float32
     if preds.size == 0:
-        fps = tps = np.zeros(1, dtype=np.int64)
-        thres = np.ones(1, dtype=dtype)
+        fps = tps = xp.zeros(1, dtype=np.int64)
+        thres = xp.ones(1, dtype=dtype)
     else:
         fps, tps, thres = _binary_clf_curve(preds, target, pos_label)
-        tps = np.concatenate([[0], tps])
-        fps = np.concatenate([[0], fps])
-        thres = np.concatenate([np.ones(1, dtype=thres.dtype), thres])
+        tps = xp.concatenate([xp.zeros(1, dtype=tps.dtype), tps])
+        fps = xp.concatenate([xp.zeros(1, dtype=fps.dtype), fps])
+        thres = xp.concatenate([xp.ones(1, dtype=thres.dtype), thres])
     if fps[-1] <= 0:
         warnings.warn("No negative samples in targets, false positive value should be meaningless. Returning zero "
                       "tensor in false positive score", UserWarning, stacklevel=3)
-        fpr = np.zeros(thres.shape, dtype=dtype)
+        fpr = xp.zeros(thres.shape, dtype=dtype)
     else:
         fpr = (fps / fps[-1]).astype(dtype)
     if tps[-1] <= 0:
         warnings.warn("No positive samples in targets, true positive value should be meaningless. Returning zero "
                       "tensor in true positive score", UserWarning, stacklevel=3)
-        tpr = np.zeros(thres.shape, dtype=dtype)
+        tpr = xp.zeros(thres.shape, dtype=dtype)
     else:
         tpr = (tps / tps[-1]).astype(dtype)
     return fpr, tpr, thres

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...utilities.checks import (check_average, check_ignore_index, check_multidim_average, check_same_shape,
                                  check_task, check_threshold, describe_values)
-from ...utilities.compute import is_probability, safe_divide, sigmoid
+from ...utilities.compute import array_module, is_probability, safe_divide, sigmoid
 from ...utilities.data import to_array, wrap
 
 __all__ = ["binary_stat_scores", "multiclass_stat_scores", "multilabel_stat_scores", "stat_scores"]
@@ -104,7 +104,7 @@ def _binary_stat_scores_format(preds, target, threshold=0.5, ignore_index=None):
     preds = preds.reshape(n, -1)
     target = target.reshape(n, -1)
     if ignore_index is not None:
-        target = np.where(target == ignore_index, -1, target)
+        target = array_module(target).where(target == ignore_index, -1, target)
     return preds, target
 
 
@@ -121,7 +121,8 @@ def _binary_stat_scores_update(preds, target, multidim_average="global"):
 
 
 def _binary_stat_scores_compute(tp, fp, tn, fn, multidim_average="global"):
-    return np.stack([tp, fp, tn, fn, tp + fn], axis=0 if multidim_average == "global" else 1)
+    xp = array_module(tp, fp, tn, fn)
+    return xp.stack([tp, fp, tn, fn, tp + fn], axis=0 if multidim_average == "global" else 1)
 
 
 def binary_stat_scores(preds, target, threshold: float = 0.5, multidim_average: str = "global", ignore_index=None,
@@ -217,18 +218,20 @@ def _multiclass_stat_scores_format(preds, target, top_k=1):
 
 def _select_topk(scores, top_k: int):
     """One-hot (N, C, X) bool mask of the ``top_k`` highest scores along dim 1."""
-    idx = np.argpartition(-scores, top_k - 1, axis=1)[:, :top_k]
-    mask = np.zeros(scores.shape, dtype=bool)
-    np.put_along_axis(mask, idx, True, axis=1)
+    xp = array_module(scores)
+    idx = xp.argpartition(-scores, top_k - 1, axis=1)[:, :top_k]  # (CuPy sorts fully here: same top-k)
+    mask = xp.zeros(scores.shape, dtype=bool)
+    xp.put_along_axis(mask, idx, True, axis=1)  # in current CuPy; older releases lack it
     return mask
 
 
 def _multiclass_stat_scores_update(preds, target, num_classes, top_k=1, average="macro",
                                    multidim_average="global", ignore_index=None):
+    xp = array_module(preds, target)
     if multidim_average == "samplewise" or top_k != 1:
-        classes = np.arange(num_classes)
+        classes = xp.arange(num_classes)
         if top_k > 1:
-            preds_oh = np.moveaxis(_select_topk(preds, top_k), 1, -1)  # (N, X, C)
+            preds_oh = xp.moveaxis(_select_topk(preds, top_k), 1, -1)  # (N, X, C)
         else:
             preds_oh = preds[..., None] == classes
         target_oh = target[..., None] == classes
@@ -248,22 +251,23 @@ def _multiclass_stat_scores_update(preds, target, num_classes, top_k=1, average=
         keep = target != ignore_index
         preds, target = preds[keep], target[keep]
     if average == "micro":
-        tp = np.asarray((preds == target).sum(dtype=np.int64))
-        fp = np.asarray(preds.size - tp, dtype=np.int64)
+        tp = xp.asarray((preds == target).sum(dtype=np.int64))
+        fp = xp.asarray(preds.size - tp, dtype=np.int64)
         fn = fp.copy()
-        tn = np.asarray(num_classes * preds.size - (fp + fn + tp), dtype=np.int64)
+        tn = xp.asarray(num_classes * preds.size - (fp + fn + tp), dtype=np.int64)
         return tp, fp, tn, fn
-    confmat = np.bincount(target.astype(np.int64, copy=False) * num_classes + preds,
+    confmat = xp.bincount(target.astype(np.int64, copy=False) * num_classes + preds,
                           minlength=num_classes * num_classes).reshape(num_classes, num_classes)
     tp = confmat.diagonal().copy()
-    fp = confmat.sum(axis=0) - tp
+    predicted = confmat.sum(axis=0)  # tp + fp per class
+    fp = predicted - tp
     fn = confmat.sum(axis=1) - tp
-    tn = preds.size - (fp + fn + tp)
+    tn = preds.size - (predicted + fn)
     return tp, fp, tn, fn
 
 
 def _multiclass_stat_scores_compute(tp, fp, tn, fn, average="macro", multidim_average="global"):
-    res = np.stack([tp, fp, tn, fn, tp + fn], axis=-1)
+    res = array_module(tp, fp, tn, fn).stack([tp, fp, tn, fn, tp + fn], axis=-1)
     axis = 0 if multidim_average == "global" else 1
     if average == "micro":
         return res.sum(axis=axis) if res.ndim > 1 else res
@@ -344,7 +348,7 @@ def _multilabel_stat_scores_format(preds, target, num_labels, threshold=0.5, ign
     preds = preds.reshape(preds.shape[0], preds.shape[1], -1)
     target = target.reshape(target.shape[0], target.shape[1], -1)
     if ignore_index is not None:
-        target = np.where(target == ignore_index, -1, target)
+        target = array_module(target).where(target == ignore_index, -1, target)
     return preds, target
 
 
@@ -414,7 +418,7 @@ def _adjust_weights_safe_divide(score, average, multilabel, tp, fp, fn, top_k=1)
     if average == "weighted":
         weights = (tp + fn).astype(score.dtype)
     elif multilabel:
-        weights = np.ones_like(score)
+        weights = array_module(score).ones_like(score)
     else:
         absent = (tp + fp + fn == 0) if top_k == 1 else (tp + fn == 0)
         weights = (~absent).astype(score.dtype)

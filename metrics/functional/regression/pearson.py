@@ -62,7 +62,7 @@ def pearson_corrcoef(preds, target):
     preds, target = prepare(preds, target)
     d = preds.shape[1] if preds.ndim == 2 else 1
     shape = (d,) if preds.ndim == 2 else ()
-    z = zeros(shape, dtype=preds.dtype)
+    z = zeros(shape, dtype=preds.dtype, device=preds.device)
     num_outputs = d if preds.ndim == 2 else 1
     _, _, var_x, var_y, corr_xy, nb = _pearson_corrcoef_update(preds, target, z, z, z, z, z, 0, num_outputs)
     return _pearson_corrcoef_compute(var_x, var_y, corr_xy, nb)

@@ -1,8 +1,7 @@
 """Spearman rank correlation: the Pearson correlation of the ranks (ties get their average rank)."""
 from __future__ import annotations
 
-import numpy as np
-
+from ...utilities.compute import array_module
 from ...utilities.data import wrap
 from ._common import check_data_shape_to_num_outputs, prepare
 
@@ -11,8 +10,9 @@ __all__ = ["spearman_corrcoef"]
 
 def _rank_data(x):
     """1-based ranks of a 1-d array, tied values sharing their average rank."""
-    _, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)
-    ends = np.cumsum(counts)
+    xp = array_module(x)
+    _, inverse, counts = xp.unique(x, return_inverse=True, return_counts=True)
+    ends = xp.cumsum(counts)
     average = ends - (counts - 1) / 2.0
     return average[inverse.reshape(-1)]
 
@@ -25,18 +25,19 @@ def _spearman_corrcoef_update(preds, target, num_outputs):
 
 def _spearman_corrcoef_compute(preds, target, eps: float = 1e-6):
     p, t = preds._data, target._data
+    xp = array_module(p, t)
     dtype = p.dtype
     if p.ndim == 1:
         p, t = _rank_data(p), _rank_data(t)
     else:
-        p = np.stack([_rank_data(c) for c in p.T], axis=1)
-        t = np.stack([_rank_data(c) for c in t.T], axis=1)
+        p = xp.stack([_rank_data(c) for c in p.T], axis=1)
+        t = xp.stack([_rank_data(c) for c in t.T], axis=1)
     pd, td = p - p.mean(0), t - t.mean(0)
     cov = (pd * td).mean(0)
-    std_p = np.sqrt((pd * pd).mean(0))
-    std_t = np.sqrt((td * td).mean(0))
+    std_p = xp.sqrt((pd * pd).mean(0))
+    std_t = xp.sqrt((td * td).mean(0))
     corr = cov / (std_p * std_t + eps)
-    return wrap(np.clip(corr, -1.0, 1.0).astype(dtype))
+    return wrap(xp.clip(corr, -1.0, 1.0).astype(dtype))
 
 
 def spearman_corrcoef(preds, target):
