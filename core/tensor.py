@@ -15,7 +15,6 @@ import numpy as np
 
 from . import dtypes as _dt
 from .device import CPU, device as _device_cls, device_of, module_for_device
-from .autograd.grad_mode import GRAD_ENABLED
 
 __all__ = ["Tensor", "Size"]
 
@@ -346,7 +345,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     def __float__(self):

@@ -223,6 +223,17 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
     return results
 
 
+def _targets(inputs):
+    """Map each input's gradient edge to its result slots (an input passed twice gets both)."""
+    targets = {}
+    for i, t in enumerate(inputs):
+        edge = gradient_edge(t)
+        if edge is None:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+        targets.setdefault(edge, []).append(i)
+    return targets
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Compute the sum of gradients of ``tensors`` w.r.t. graph leaves and accumulate them into ``.grad``.
 
@@ -239,12 +250,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        targets = {}
-        for i, t in enumerate(inputs):
-            edge = gradient_edge(t)
-            if edge is None:
-                raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
-            targets.setdefault(edge, []).append(i)
+        targets = _targets(inputs)
     results = _execute(tensors, grad_tensors, retain_graph, create_graph, targets, accumulate=True)
     if inputs is not None:
         for t, g in zip(inputs, results):
@@ -273,13 +279,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f"{len(outputs)} outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    targets = {}
-    for i, t in enumerate(inputs):
-        edge = gradient_edge(t)
-        if edge is None:
-            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
-        targets.setdefault(edge, []).append(i)
-    results = _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate=False)
+    results = _execute(outputs, grad_outputs, retain_graph, create_graph, _targets(inputs), accumulate=False)
     out = []
     for t, g in zip(inputs, results):
         if g is None:

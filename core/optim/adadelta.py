@@ -53,21 +53,15 @@ class Adadelta(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr = as_float(group["lr"])
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step_tensor()
-                    state["square_avg"] = zeros_state(p)
-                    state["acc_delta"] = zeros_state(p)
-                self._update(p, grad, state, lr, group["rho"], group["eps"], group["weight_decay"],
-                             group["maximize"])
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        return as_float(group["lr"]), group["rho"], group["eps"], group["weight_decay"], group["maximize"]
+
+    def _init_state(self, p, state, group):
+        state["step"] = new_step_tensor()
+        state["square_avg"] = zeros_state(p)
+        state["acc_delta"] = zeros_state(p)
 
     def _update(self, param, grad, state, lr, rho, eps, weight_decay, maximize):
         bump_step(state)

@@ -47,10 +47,10 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p, group)
+                self._init_state(p, self.state[p], group)
 
-    def _init_state(self, p, group):
-        state = self.state[p]
+    def _init_state(self, p, state, group):
+        # Called eagerly by __init__, and by step() for a parameter added later through add_param_group.
         state["step"] = new_step_tensor()
         state["sum"] = zeros_state(p, group["initial_accumulator_value"])
 
@@ -60,19 +60,10 @@ class Adagrad(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr = as_float(group["lr"])
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:  # a parameter added later through add_param_group
-                    self._init_state(p, group)
-                self._update(p, grad, state, lr, group["lr_decay"], group["weight_decay"], group["eps"],
-                             group["maximize"])
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        return as_float(group["lr"]), group["lr_decay"], group["weight_decay"], group["eps"], group["maximize"]
 
     def _update(self, param, grad, state, lr, lr_decay, weight_decay, eps, maximize):
         step = bump_step(state)

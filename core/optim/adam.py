@@ -69,26 +69,19 @@ class Adam(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            beta1, beta2 = (as_float(b) for b in group["betas"])
-            lr = as_float(group["lr"])
-            amsgrad = group["amsgrad"]
-            options = (lr, beta1, beta2, group["eps"], group["weight_decay"], amsgrad, group["maximize"],
-                       group.get("decoupled_weight_decay", False))
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step_tensor()
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_state(p)
-                self._update(p, grad, state, *options)
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        beta1, beta2 = (as_float(b) for b in group["betas"])
+        return (as_float(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"], group["amsgrad"],
+                group["maximize"], group.get("decoupled_weight_decay", False))
+
+    def _init_state(self, p, state, group):
+        state["step"] = new_step_tensor()
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_state(p)
 
     def _update(self, param, grad, state, lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, decoupled):
         step = bump_step(state)

@@ -63,23 +63,18 @@ class NAdam(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            beta1, beta2 = (as_float(b) for b in group["betas"])
-            lr = as_float(group["lr"])
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step_tensor()
-                    state["mu_product"] = scalar_tensor(1.0)
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                self._update(p, grad, state, lr, beta1, beta2, group["eps"], group["weight_decay"],
-                             group["momentum_decay"], group["decoupled_weight_decay"], group["maximize"])
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        beta1, beta2 = (as_float(b) for b in group["betas"])
+        return (as_float(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"], group["momentum_decay"],
+                group["decoupled_weight_decay"], group["maximize"])
+
+    def _init_state(self, p, state, group):
+        state["step"] = new_step_tensor()
+        state["mu_product"] = scalar_tensor(1.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
 
     def _update(self, param, grad, state, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize):
         step = bump_step(state)

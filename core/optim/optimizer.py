@@ -393,6 +393,46 @@ class Optimizer:
             hook(self)
 
     # -- helpers for subclasses ------------------------------------------------------------------------------
+    def _step_each_param(self, closure):
+        """The whole ``step`` of an optimizer that updates each parameter on its own (all but :class:`LBFGS`).
+
+        Evaluates ``closure``; then for each group reads its options once with ``_group_options(group)`` and, for
+        each parameter that has a gradient, creates its state with ``_init_state`` on first use and calls
+        ``_update(param, grad, state, *options)``. Returns the closure's loss.
+        """
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            options = self._group_options(group)
+            keeps_state = self._keeps_state(group)
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if keeps_state:
+                    state = self.state[p]
+                    if len(state) == 0:
+                        self._init_state(p, state, group)
+                else:
+                    state = None
+                self._update(p, grad, state, *options)
+        return loss
+
+    def _group_options(self, group: dict) -> tuple:
+        """The options of ``group`` that ``_update`` takes after ``(param, grad, state)``, read once per group."""
+        raise NotImplementedError
+
+    def _keeps_state(self, group: dict) -> bool:
+        """Whether the parameters of ``group`` have state. If not, ``self.state`` is left untouched (so
+        ``state_dict`` shows no entry, as PyTorch's momentum-free SGD) and ``_update`` gets ``state=None``."""
+        return True
+
+    def _init_state(self, param: Tensor, state: dict, group: dict) -> None:
+        """Fill the empty ``state`` of ``param`` before its first update (nothing by default)."""
+
+    def _update(self, param: Tensor, grad: Tensor, state, *options) -> None:
+        """Update ``param`` in place from ``grad``, its ``state`` and its group's options."""
+        raise NotImplementedError
+
     def _scratch(self, like, count: int):
         """``count`` scratch arrays shaped and typed like the array ``like``.
 

@@ -57,26 +57,19 @@ class RMSprop(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr = as_float(group["lr"])
-            momentum = group["momentum"]
-            centered = group["centered"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = new_step_tensor()
-                    state["square_avg"] = zeros_state(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_state(p)
-                    if centered:
-                        state["grad_avg"] = zeros_state(p)
-                self._update(p, grad, state, lr, group["alpha"], group["eps"], group["weight_decay"], momentum,
-                             centered, group["maximize"])
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        return (as_float(group["lr"]), group["alpha"], group["eps"], group["weight_decay"], group["momentum"],
+                group["centered"], group["maximize"])
+
+    def _init_state(self, p, state, group):
+        state["step"] = new_step_tensor()
+        state["square_avg"] = zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
 
     def _update(self, param, grad, state, lr, alpha, eps, weight_decay, momentum, centered, maximize):
         bump_step(state)

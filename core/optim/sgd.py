@@ -56,21 +56,14 @@ class SGD(Optimizer):
         Args:
             closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
         """
-        loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr = as_float(group["lr"])
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            weight_decay = group["weight_decay"]
-            nesterov = group["nesterov"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                state = self.state[p] if momentum != 0 else None
-                self._update(p, grad, state, lr, momentum, dampening, weight_decay, nesterov, maximize)
-        return loss
+        return self._step_each_param(closure)
+
+    def _group_options(self, group):
+        return (as_float(group["lr"]), group["momentum"], group["dampening"], group["weight_decay"],
+                group["nesterov"], group["maximize"])
+
+    def _keeps_state(self, group):
+        return group["momentum"] != 0  # the momentum buffer is created by the first update: it starts as the grad
 
     def _update(self, param, grad, state, lr, momentum, dampening, weight_decay, nesterov, maximize):
         buf, first = None, False

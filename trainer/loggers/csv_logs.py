@@ -97,7 +97,34 @@ class ExperimentWriter:
         self.metrics = []
 
 
-class CSVLogger(Logger):
+class VersionedLogger(Logger):
+    """A logger writing under ``save_dir/name/version_N`` (the next free N unless a version is given); subclasses
+    set ``_save_dir``, ``_name`` and ``_version``."""
+
+    @property
+    def name(self) -> str:
+        """The experiment name."""
+        return self._name
+
+    @property
+    def version(self) -> Union[int, str]:
+        """The run version (the next free ``version_N`` number unless one was given)."""
+        if self._version is None:
+            self._version = next_version(self.root_dir)
+        return self._version
+
+    @property
+    def save_dir(self) -> str:
+        """The root directory given as ``save_dir``."""
+        return self._save_dir
+
+    @property
+    def root_dir(self) -> str:
+        """``save_dir/name``: where the versions live."""
+        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
+
+
+class CSVLogger(VersionedLogger):
     r"""Log to the local file system as CSV and YAML (Lightning's ``CSVLogger``).
 
     Metrics go to ``save_dir/name/version_N/metrics.csv``: one row per ``log_metrics`` call with a ``step`` column
@@ -134,27 +161,6 @@ class CSVLogger(Logger):
         self._flush_logs_every_n_steps = flush_logs_every_n_steps
         self._experiment: Optional[ExperimentWriter] = None
 
-    @property
-    def name(self) -> str:
-        """The experiment name."""
-        return self._name
-
-    @property
-    def version(self) -> Union[int, str]:
-        """The run version (the next free ``version_N`` number unless one was given)."""
-        if self._version is None:
-            self._version = next_version(self.root_dir)
-        return self._version
-
-    @property
-    def save_dir(self) -> str:
-        """The root directory given as ``save_dir``."""
-        return self._save_dir
-
-    @property
-    def root_dir(self) -> str:
-        """``save_dir/name``: where the versions live."""
-        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
 
     @property
     def log_dir(self) -> str:

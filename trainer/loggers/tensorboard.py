@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from .csv_logs import add_prefix, convert_params, flatten_dict, next_version, save_hparams_to_yaml
-from .logger import Logger, rank_zero_experiment
+from .csv_logs import VersionedLogger, add_prefix, convert_params, flatten_dict, save_hparams_to_yaml
+from .logger import rank_zero_experiment
 
 __all__ = ["TensorBoardLogger", "build_graph_def"]
 
@@ -22,7 +22,7 @@ __all__ = ["TensorBoardLogger", "build_graph_def"]
 _WRITER_COUNTER = itertools.count()
 
 
-class TensorBoardLogger(Logger):
+class TensorBoardLogger(VersionedLogger):
     r"""Log to TensorBoard event files with tensorboardX (Lightning's ``TensorBoardLogger``; the default logger).
 
     Files go to ``save_dir/name/version_N/``: ``events.out.tfevents.*`` and ``hparams.yaml``; ModelCheckpoint puts
@@ -67,27 +67,6 @@ class TensorBoardLogger(Logger):
         self.hparams: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------------------------------ directories
-    @property
-    def name(self) -> str:
-        """The experiment name."""
-        return self._name
-
-    @property
-    def version(self) -> Union[int, str]:
-        """The run version (the next free ``version_N`` number unless one was given)."""
-        if self._version is None:
-            self._version = next_version(self.root_dir)
-        return self._version
-
-    @property
-    def save_dir(self) -> str:
-        """The root directory given as ``save_dir``."""
-        return self._save_dir
-
-    @property
-    def root_dir(self) -> str:
-        """``save_dir/name``: where the versions live."""
-        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
 
     @property
     def sub_dir(self) -> Optional[str]:

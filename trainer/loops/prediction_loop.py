@@ -24,7 +24,6 @@ class PredictionLoop:
 
     def run(self, return_predictions: bool = True):
         trainer = self.trainer
-        module = trainer.lightning_module
         counts = trainer._data_connector.batch_counts(self._loaders, RunningStage.PREDICTING)
         if not self._loaders or sum(counts) == 0:
             return [] if return_predictions else None

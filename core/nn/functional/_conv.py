@@ -274,6 +274,9 @@ def conv_forward_array(x, w, g: ConvGeometry, xh=None):
 
     ``xh`` is the padded NHWC copy of ``x`` if the caller already has it (channels-last path only).
     """
+    n = (x if x is not None else xh).shape[0]
+    if n == 0:
+        return _xp_of(w).zeros((0, w.shape[0]) + tuple(g.out_size), dtype=w.dtype)
     if not channels_last(w.shape[1], w.shape[3]):
         return _forward_nchw(x, w, g)
     return _forward_nhwc(padded_nhwc(x, g) if xh is None else xh, w, g)
@@ -306,6 +309,10 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
     needs only ``w_shape`` (``w`` may be None then). ``xh`` is the padded NHWC input if the caller kept it.
     """
     f, cg, kh, kw = w.shape if w is not None else w_shape
+    if gy.shape[0] == 0:  # an empty batch: zero gradients of the right shapes
+        xp = _xp_of(gy)
+        return (xp.zeros((0, cg * g.groups) + tuple(g.in_size), dtype=gy.dtype) if need_input else None,
+                xp.zeros((f, cg, kh, kw), dtype=gy.dtype) if need_weight else None)
     gx = gw = gh = None
     as_conv = _input_grad_as_conv(g) if need_input else None
     if as_conv is not None:

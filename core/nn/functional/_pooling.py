@@ -95,9 +95,10 @@ def _lowest(dtype):
 def _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, nd, fn, max_pool):
     if not isinstance(input, Tensor):
         raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if input.ndim not in (nd + 1, nd + 2) or input.numel() == 0:
-        raise RuntimeError(f"{fn}(): expected a non-empty {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but "
-                           f"got input of size: {list(input.shape)}")
+    if input.ndim not in (nd + 1, nd + 2) or any(s == 0 for s in input.shape[-nd - 1:]):
+        raise RuntimeError(f"{fn}(): expected a {nd + 1}D (unbatched) or {nd + 2}D (batched, possibly of size 0) "
+                           f"input with non-zero channel and spatial sizes, but got input of size: "
+                           f"{list(input.shape)}")
     kernel = _ntuple(kernel_size, nd, "kernel_size", fn)
     stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else \
         _ntuple(stride, nd, "stride", fn)
@@ -221,14 +222,16 @@ class MaxPool2DWithIndicesBackward0(Node):
 def _scatter_planes(grad, idx, hw):
     """Differentiable: sum ``grad`` into zero planes of size ``hw`` at the flat plane indices ``idx``."""
     n, c = grad.shape[:2]
+    per_plane = grad.numel() // max(n * c, 1)  # explicit sizes: -1 is ambiguous for an empty batch
     zeros = wrap(grad._xp.zeros((n, c, hw[0] * hw[1]), dtype=grad._data.dtype))
-    return zeros.scatter_add(2, wrap(idx.reshape(n, c, -1)), grad.reshape(n, c, -1)).reshape(n, c, *hw)
+    return zeros.scatter_add(2, wrap(idx.reshape(n, c, per_plane)), grad.reshape(n, c, per_plane)).reshape(
+        n, c, *hw)
 
 
 def _gather_planes(x, idx):
     """Differentiable: ``x[n, c].flatten()[idx[n, c]]`` for every plane."""
-    n, c = x.shape[:2]
-    return x.reshape(n, c, -1).gather(2, wrap(idx.reshape(n, c, -1))).reshape(idx.shape)
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h * w).gather(2, wrap(idx.reshape(n, c, idx.size // max(n * c, 1)))).reshape(idx.shape)
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd, fn):
@@ -582,8 +585,7 @@ def _max_unpool(input, indices, kernel_size, stride, padding, output_size, nd, f
     x = input if input.ndim == nd + 2 else input.unsqueeze(0)
     idx = idx if input.ndim == nd + 2 else idx[None]
     hw = (1,) + size if nd == 1 else size
-    y = _scatter_planes(x.reshape(x.shape[0], x.shape[1], -1), idx.reshape(x.shape[0], x.shape[1], -1), hw)
-    y = y.reshape(x.shape[:2] + size)
+    y = _scatter_planes(x, idx, hw).reshape(tuple(x.shape[:2]) + size)
     return y if input.ndim == nd + 2 else y.squeeze(0)
 
 

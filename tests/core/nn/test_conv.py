@@ -302,3 +302,13 @@ def test_conv_bad_constructor_arguments_are_named():
         nn.ConvTranspose2d(3, 6, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="output padding must be smaller than either stride or dilation"):
         F.conv_transpose2d(em.randn(1, 2, 3, 3), em.randn(2, 2, 3, 3), output_padding=1)
+
+
+def test_empty_batch_gives_empty_outputs_and_zero_weight_gradients():
+    for layer in (nn.Conv2d(3, 4, 3), nn.Conv2d(16, 8, 3, padding=1), nn.ConvTranspose2d(3, 4, 3, stride=2)):
+        x = em.randn(0, layer.in_channels, 5, 5, requires_grad=True)
+        out = layer(x)
+        assert out.shape[0] == 0 and out.shape[1] == layer.out_channels
+        out.sum().backward()
+        assert x.grad.shape == x.shape
+        assert layer.weight.grad.shape == layer.weight.shape and not layer.weight.grad.numpy().any()
