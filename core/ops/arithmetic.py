@@ -501,6 +501,14 @@ def _matmul_node_cls(a, b):
     return BmmBackward0
 
 
+def _blas_friendly(x):
+    """A C-contiguous copy of a non-contiguous stack of matrices (NumPy's batched matmul can fall off its BLAS path
+    for transposed views, up to 8x slower; 2-D operands are fine: BLAS takes their transposes as flags)."""
+    if x.ndim > 2 and not x.flags.c_contiguous:
+        return x.copy(order="C")
+    return x
+
+
 @tensor_method("matmul", "__matmul__")
 def matmul(input, other):
     """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast."""
@@ -509,6 +517,7 @@ def matmul(input, other):
     a, b = binary_arrays(input, other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    a, b = _blas_friendly(a), _blas_friendly(b)
     try:
         out = wrap(a @ b)
     except ValueError:

@@ -111,7 +111,7 @@ def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need
     """
     xp = query._xp
     qa, ka, va = query._data, key._data, value._data
-    s = qa @ xp.swapaxes(ka, -1, -2)
+    s = qa @ xp.ascontiguousarray(xp.swapaxes(ka, -1, -2))  # a transposed view makes NumPy's batched matmul slow
     s *= scale
     if float_mask is not None:
         s = s + float_mask._data
