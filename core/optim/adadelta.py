@@ -1,8 +1,8 @@
 """``Adadelta``, as ``torch.optim.Adadelta``."""
 from __future__ import annotations
 
-from .optimizer import (Optimizer, _check_number, as_float, bump_step, check_lr, check_nonneg, new_step_tensor,
-                        real_view, zeros_state)
+from .optimizer import (Optimizer, _check_number, as_float, bump_step, check_lr, check_nonneg, descent_grad,
+                        new_step_tensor, real_view, zeros_state)
 
 __all__ = ["Adadelta"]
 
@@ -48,11 +48,7 @@ class Adadelta(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -72,13 +68,7 @@ class Adadelta(Optimizer):
 
 
 def _adadelta_kernel(xp, p, g, square_avg, acc_delta, t0, t1, t2, lr, rho, eps, weight_decay, maximize):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
     xp.multiply(g, g, out=t0)
     t0 *= 1 - rho
     square_avg *= rho

@@ -1,8 +1,8 @@
 """``Adagrad``, as ``torch.optim.Adagrad``."""
 from __future__ import annotations
 
-from .optimizer import (Optimizer, as_float, bump_step, check_lr, check_nonneg, new_step_tensor, real_view,
-                        zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_lr, check_nonneg, descent_grad, new_step_tensor,
+                        real_view, zeros_state)
 
 __all__ = ["Adagrad"]
 
@@ -55,11 +55,7 @@ class Adagrad(Optimizer):
         state["sum"] = zeros_state(p, group["initial_accumulator_value"])
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -74,13 +70,7 @@ class Adagrad(Optimizer):
 
 
 def _adagrad_kernel(xp, p, g, acc, t0, t1, clr, weight_decay, eps, maximize):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
     xp.multiply(g, g, out=t0)
     acc += t0
     xp.sqrt(acc, out=t0)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, new_step_tensor,
-                        real_view, zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, descent_grad,
+                        new_step_tensor, real_view, update_moments, zeros_state)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -64,11 +64,7 @@ class Adam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -101,22 +97,8 @@ class Adam(Optimizer):
 
 def _adam_kernel(xp, p, g, m, v, vmax, t0, t1, beta1, beta2, eps, weight_decay, maximize, step_size,
                  bias_correction2_sqrt):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
-    # m <- m + (1 - beta1) (g - m), PyTorch's lerp form of beta1 m + (1 - beta1) g
-    xp.subtract(g, m, out=t0)
-    t0 *= 1 - beta1
-    m += t0
-    # v <- beta2 v + (1 - beta2) g^2
-    xp.multiply(g, g, out=t0)
-    t0 *= 1 - beta2
-    v *= beta2
-    v += t0
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
+    update_moments(xp, g, m, v, t0, beta1, beta2)
     if vmax is not None:
         xp.maximum(vmax, v, out=vmax)
         v = vmax

@@ -1,8 +1,8 @@
 """``Adamax``, as ``torch.optim.Adamax``."""
 from __future__ import annotations
 
-from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, new_step_tensor,
-                        real_view, zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, descent_grad,
+                        new_step_tensor, real_view, zeros_state)
 
 __all__ = ["Adamax"]
 
@@ -44,11 +44,7 @@ class Adamax(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -70,13 +66,7 @@ class Adamax(Optimizer):
 
 
 def _adamax_kernel(xp, p, g, m, u, t0, t1, clr, beta1, beta2, eps, weight_decay, maximize):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
     xp.subtract(g, m, out=t0)  # lerp towards g by (1 - beta1)
     t0 *= 1 - beta1
     m += t0

@@ -157,23 +157,6 @@ class _LRScheduler(LRScheduler):
     """Deprecated alias of :class:`LRScheduler`, kept for code written against older PyTorch."""
 
 
-def _lambdas_state(scheduler) -> dict:
-    # Functions and lambdas cannot be saved; a callable object's attributes can (PyTorch's rule).
-    state = {key: value for key, value in scheduler.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
-    state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
-                           for fn in scheduler.lr_lambdas]
-    return state
-
-
-def _load_lambdas_state(scheduler, state_dict) -> None:
-    state_dict = dict(state_dict)
-    lr_lambdas = state_dict.pop("lr_lambdas", None) or []
-    scheduler.__dict__.update(state_dict)
-    for idx, fn_state in enumerate(lr_lambdas):
-        if fn_state is not None:
-            scheduler.lr_lambdas[idx].__dict__.update(fn_state)
-
-
 def _lambdas_for(optimizer, lr_lambda) -> list:
     if isinstance(lr_lambda, (list, tuple)):
         if len(lr_lambda) != len(optimizer.param_groups):
@@ -187,7 +170,36 @@ def _lambdas_for(optimizer, lr_lambda) -> list:
     return lambdas
 
 
-class LambdaLR(LRScheduler):
+class _LambdaScheduler(LRScheduler):
+    """What :class:`LambdaLR` and :class:`MultiplicativeLR` share: one ``lr_lambda`` per parameter group, and a
+    state dict that saves the lambdas that can be saved."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict:
+        """The scheduler's state; ``lr_lambdas`` holds ``None`` for functions/lambdas, else the object's
+        ``__dict__``."""
+        # Functions and lambdas cannot be saved; a callable object's attributes can (PyTorch's rule).
+        state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Load a state returned by :meth:`state_dict`."""
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas", None) or []
+        self.__dict__.update(state_dict)
+        for idx, fn_state in enumerate(lr_lambdas):
+            if fn_state is not None:
+                self.lr_lambdas[idx].__dict__.update(fn_state)
+
+
+class LambdaLR(_LambdaScheduler):
     """Set each group's learning rate to its initial lr times ``lr_lambda(epoch)``.
 
     Args:
@@ -203,28 +215,13 @@ class LambdaLR(LRScheduler):
         >>> scheduler = LambdaLR(optimizer, lr_lambda=lambda epoch: 0.95 ** epoch)
     """
 
-    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
-        _check_optimizer(optimizer)
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict:
-        """The scheduler's state; ``lr_lambdas`` holds ``None`` for functions/lambdas, else the object's
-        ``__dict__``."""
-        return _lambdas_state(self)
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Load a state returned by :meth:`state_dict`."""
-        _load_lambdas_state(self, state_dict)
-
     def get_lr(self) -> list:
         """``base_lr * lr_lambda(last_epoch)`` for each group."""
         self._warn_if_called_outside_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiply each group's learning rate by ``lr_lambda(epoch)`` at every step.
 
     Args:
@@ -236,21 +233,6 @@ class MultiplicativeLR(LRScheduler):
     Example:
         >>> scheduler = MultiplicativeLR(optimizer, lr_lambda=lambda epoch: 0.95)
     """
-
-    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
-        _check_optimizer(optimizer)
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_for(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self) -> dict:
-        """The scheduler's state; ``lr_lambdas`` holds ``None`` for functions/lambdas, else the object's
-        ``__dict__``."""
-        return _lambdas_state(self)
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Load a state returned by :meth:`state_dict`."""
-        _load_lambdas_state(self, state_dict)
 
     def get_lr(self) -> list:
         """The current rates times ``lr_lambda(last_epoch)`` (unchanged on the constructor's step)."""

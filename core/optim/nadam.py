@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, new_step_tensor,
-                        real_view, scalar_tensor, zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, descent_grad,
+                        new_step_tensor, real_view, scalar_tensor, update_moments, zeros_state)
 
 __all__ = ["NAdam"]
 
@@ -58,11 +58,7 @@ class NAdam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -97,20 +93,8 @@ class NAdam(Optimizer):
 
 def _nadam_kernel(xp, p, g, m, v, t0, t1, t2, beta1, beta2, eps, weight_decay, maximize, inv_bc2_sqrt, grad_coef,
                   avg_coef):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
-    xp.subtract(g, m, out=t0)  # lerp towards g by (1 - beta1)
-    t0 *= 1 - beta1
-    m += t0
-    xp.multiply(g, g, out=t0)
-    t0 *= 1 - beta2
-    v *= beta2
-    v += t0
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
+    update_moments(xp, g, m, v, t0, beta1, beta2)
     # denominator sqrt(v / (1 - beta2^t)) + eps
     xp.sqrt(v, out=t0)
     t0 *= inv_bc2_sqrt

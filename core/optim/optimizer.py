@@ -517,12 +517,13 @@ def _scalar_np_dtype():
 
 def _cast_state(param: Tensor, value, key=None):
     """Copy a loaded state value for ``param``: tensors (and arrays) become fresh Tensors, floating ones in the
-    parameter's dtype except ``step``, which keeps its own dtype."""
+    parameter's dtype when the parameter is real floating point (PyTorch's rule; a complex parameter's states keep
+    their saved dtypes), except ``step``, which keeps its own dtype."""
     if isinstance(value, (Tensor, np.ndarray)):
         arr = value._data if isinstance(value, Tensor) else value
         if key == "step":
             arr = arr.copy()
-        elif param._data.dtype.kind in "fc" and arr.dtype.kind in "fc":
+        elif param._data.dtype.kind == "f" and arr.dtype.kind in "fc":
             arr = arr.astype(param._data.dtype, copy=True)
         else:
             arr = arr.copy()
@@ -575,6 +576,36 @@ def real_view(arr):
         raise RuntimeError("optimizers need complex parameters, gradients and states to be contiguous, got one "
                            f"with shape {tuple(arr.shape)} and strides {arr.strides}")
     return arr.reshape(-1).view(arr.real.dtype)
+
+
+def descent_grad(xp, p, g, t0, t1, weight_decay, maximize):
+    """The gradient an element-wise kernel descends along: ``g`` negated if ``maximize``, plus the L2 penalty
+    ``weight_decay * p``.
+
+    Returns ``g`` itself when neither applies, else the scratch array ``t1`` holding the result; the scratch
+    array ``t0`` is clobbered.
+    """
+    if maximize:
+        xp.negative(g, out=t1)
+        g = t1
+    if weight_decay != 0:
+        xp.multiply(p, weight_decay, out=t0)
+        xp.add(t0, g, out=t1)
+        g = t1
+    return g
+
+
+def update_moments(xp, g, m, v, t0, beta1, beta2) -> None:
+    """Adam's running averages, in place: ``m`` of the gradient, ``v`` of its square (``t0`` is clobbered)."""
+    # m <- m + (1 - beta1) (g - m), PyTorch's lerp form of beta1 m + (1 - beta1) g
+    xp.subtract(g, m, out=t0)
+    t0 *= 1 - beta1
+    m += t0
+    # v <- beta2 v + (1 - beta2) g^2
+    xp.multiply(g, g, out=t0)
+    t0 *= 1 - beta2
+    v *= beta2
+    v += t0
 
 
 def as_float(value) -> float:

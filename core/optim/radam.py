@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, new_step_tensor,
-                        real_view, zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_betas, check_lr, check_nonneg, descent_grad,
+                        new_step_tensor, real_view, update_moments, zeros_state)
 
 __all__ = ["RAdam"]
 
@@ -57,11 +57,7 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -96,20 +92,8 @@ class RAdam(Optimizer):
 
 
 def _radam_kernel(xp, p, g, m, v, t0, t1, beta1, beta2, eps, weight_decay, maximize, adaptive, coef):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
-    xp.subtract(g, m, out=t0)  # lerp towards g by (1 - beta1)
-    t0 *= 1 - beta1
-    m += t0
-    xp.multiply(g, g, out=t0)
-    t0 *= 1 - beta2
-    v *= beta2
-    v += t0
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
+    update_moments(xp, g, m, v, t0, beta1, beta2)
     if adaptive:  # update = coef * m / (sqrt(v) + eps)
         xp.sqrt(v, out=t0)
         t0 += eps

@@ -1,8 +1,8 @@
 """``RMSprop``, as ``torch.optim.RMSprop``."""
 from __future__ import annotations
 
-from .optimizer import (Optimizer, as_float, bump_step, check_lr, check_nonneg, new_step_tensor, real_view,
-                        zeros_state)
+from .optimizer import (Optimizer, as_float, bump_step, check_lr, check_nonneg, descent_grad, new_step_tensor,
+                        real_view, zeros_state)
 
 __all__ = ["RMSprop"]
 
@@ -52,11 +52,7 @@ class RMSprop(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -81,13 +77,7 @@ class RMSprop(Optimizer):
 
 
 def _rmsprop_kernel(xp, p, g, square_avg, grad_avg, buf, t0, t1, lr, alpha, eps, weight_decay, momentum, maximize):
-    if maximize:
-        xp.negative(g, out=t1)
-        g = t1
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=t0)
-        xp.add(t0, g, out=t1)
-        g = t1
+    g = descent_grad(xp, p, g, t0, t1, weight_decay, maximize)
     xp.multiply(g, g, out=t0)
     t0 *= 1 - alpha
     square_avg *= alpha

@@ -1,7 +1,7 @@
 """``SGD``: stochastic gradient descent with optional (Nesterov) momentum, as ``torch.optim.SGD``."""
 from __future__ import annotations
 
-from .optimizer import Optimizer, as_float, check_lr, check_nonneg, real_view, zeros_state
+from .optimizer import Optimizer, as_float, check_lr, check_nonneg, descent_grad, real_view, zeros_state
 
 __all__ = ["SGD"]
 
@@ -51,11 +51,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure=None):
-        """Perform a single optimization step.
-
-        Args:
-            closure (Callable, optional): a closure that re-evaluates the model and returns the loss.
-        """
+        """Perform a single optimization step; the optional ``closure`` re-evaluates the model and returns the loss."""
         return self._step_each_param(closure)
 
     def _group_options(self, group):
@@ -79,13 +75,7 @@ class SGD(Optimizer):
 
 
 def _sgd_kernel(xp, p, d, buf, s0, s1, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
-    if maximize:
-        xp.negative(d, out=s0)
-        d = s0
-    if weight_decay != 0:
-        xp.multiply(p, weight_decay, out=s1)
-        xp.add(s1, d, out=s1)
-        d = s1
+    d = descent_grad(xp, p, d, s0, s1, weight_decay, maximize)
     free = s1 if d is s0 else s0  # a scratch array not holding d
     if buf is not None:
         if first:  # the buffer starts as the (decayed) gradient itself

@@ -200,7 +200,7 @@ def _weight_nhwc(w, grp):
         grp, kh * kw * cg, f // grp)
 
 
-def _forward_nhwc(xh, w, g: ConvGeometry):
+def _forward_nhwc(xh, w, g: ConvGeometry, bias=None):
     """im2col + GEMM over cache-sized blocks of the padded NHWC input ``xh``; returns NCHW output."""
     xp = _xp_of(xh)
     n = xh.shape[0]
@@ -221,14 +221,18 @@ def _forward_nhwc(xh, w, g: ConvGeometry):
         rows = nb * hb * ow
         cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
         cols[...] = win[n0:n1, h0:h1]
-        # the block's result is moved to NCHW while it is still in cache
+        # the block's result gets its bias and moves to NCHW while it is still in cache
         if grp == 1:
             blk = res[:rows * f].reshape(rows, f)
             xp.matmul(cols.reshape(rows, k), wmat[0], out=blk)
+            if bias is not None:
+                blk += bias
             out[n0:n1, :, h0:h1] = blk.reshape(nb, hb, ow, f).transpose(0, 3, 1, 2)
         else:
             blk = res[:rows * f].reshape(grp, rows, fg)
             xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat, out=blk)
+            if bias is not None:
+                blk += bias.reshape(grp, 1, fg)
             grouped[n0:n1, :, :, h0:h1] = blk.reshape(grp, nb, hb, ow, fg).transpose(1, 0, 4, 2, 3)
     return out
 
@@ -249,7 +253,7 @@ def _image_step(n, per_image_bytes):
     return -(-n // count)
 
 
-def _forward_nchw(x, w, g: ConvGeometry):
+def _forward_nchw(x, w, g: ConvGeometry, bias=None):
     """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, rows)``."""
     xp = _xp_of(x)
     n, c = x.shape[:2]
@@ -264,13 +268,15 @@ def _forward_nchw(x, w, g: ConvGeometry):
     for n0 in range(0, n, step):
         n1 = min(n, n0 + step)
         cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-        y = wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)
+        y = (wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)).reshape(f, -1)
+        if bias is not None:
+            y += bias[:, None]
         out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
     return out
 
 
-def conv_forward_array(x, w, g: ConvGeometry, xh=None):
-    """``y = conv(x, w)`` on arrays: x ``(N, C, H, W)``, w ``(F, C/G, kh, kw)`` -> y ``(N, F, oh, ow)``.
+def conv_forward_array(x, w, g: ConvGeometry, xh=None, bias=None):
+    """``y = conv(x, w) + bias`` on arrays: x ``(N, C, H, W)``, w ``(F, C/G, kh, kw)`` -> y ``(N, F, oh, ow)``.
 
     ``xh`` is the padded NHWC copy of ``x`` if the caller already has it (channels-last path only).
     """
@@ -278,8 +284,8 @@ def conv_forward_array(x, w, g: ConvGeometry, xh=None):
     if n == 0:
         return _xp_of(w).zeros((0, w.shape[0]) + tuple(g.out_size), dtype=w.dtype)
     if not channels_last(w.shape[1], w.shape[3]):
-        return _forward_nchw(x, w, g)
-    return _forward_nhwc(padded_nhwc(x, g) if xh is None else xh, w, g)
+        return _forward_nchw(x, w, g, bias)
+    return _forward_nhwc(padded_nhwc(x, g) if xh is None else xh, w, g, bias)
 
 
 def _input_grad_as_conv(g: ConvGeometry):
@@ -489,9 +495,7 @@ def conv_op(x: Tensor, w: Tensor, bias, g: ConvGeometry) -> Tensor:
     """The differentiable 2-D convolution on validated 4-D tensors."""
     f, cg, kh, kw = w._data.shape
     xh = padded_nhwc(x._data, g) if channels_last(cg, kw) else None
-    y = conv_forward_array(x._data, w._data, g, xh)
-    if bias is not None:
-        y += _bias_view(bias)
+    y = conv_forward_array(x._data, w._data, g, xh, None if bias is None else bias._data)
     out = wrap(y)
     if GRAD_ENABLED[0] and (x._requires_grad or w._requires_grad or (bias is not None and bias._requires_grad)):
         node = ConvolutionBackward0()

@@ -683,3 +683,14 @@ def test_deepcopy_of_an_optimizer_is_independent():
         warnings.simplefilter("error")
         _step_all(twin, twin.param_groups[0]["params"])
     assert opt.state[p[0]]["step"].item() == 1.0
+
+
+def test_complex_parameter_state_keeps_its_dtypes_after_loading():
+    p = em.tensor([1 + 1j, 2 - 1j], dtype=em.complex128, requires_grad=True)
+    first = em.optim.NAdam([p], lr=0.1)
+    (p.abs() ** 2).sum().backward()
+    first.step()
+    second = em.optim.NAdam([p], lr=0.1)
+    second.load_state_dict(first.state_dict())
+    assert second.state[p]["mu_product"].dtype == first.state[p]["mu_product"].dtype
+    second.step()  # a real mu_product cast to complex used to make this raise
