@@ -129,6 +129,21 @@ class MulBackward0(Node):
         return ga, gb
 
 
+def _record_product(node_cls, out, input, other) -> None:
+    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` goes in ``_ctx``."""
+    if isinstance(other, Tensor):
+        if input._requires_grad or other._requires_grad:
+            node = node_cls()
+            node.save(input, other)
+            node._ctx = (input._data.shape, other._data.shape, None)
+            record(node, out, input, other)
+    elif input._requires_grad:
+        node = node_cls()
+        node.save(None, None)
+        node._ctx = (input._data.shape, (), other)
+        record(node, out, input)
+
+
 @tensor_method("mul", "multiply")
 def mul(input, other):
     """Elementwise ``input * other``, broadcasting."""
@@ -138,17 +153,7 @@ def mul(input, other):
     except ValueError:
         raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
     if GRAD_ENABLED[0]:
-        if isinstance(other, Tensor):
-            if input._requires_grad or other._requires_grad:
-                node = MulBackward0()
-                node.save(input, other)
-                node._ctx = (input._data.shape, other._data.shape, None)
-                record(node, out, input, other)
-        elif input._requires_grad:
-            node = MulBackward0()
-            node.save(None, None)
-            node._ctx = (input._data.shape, (), other)
-            record(node, out, input)
+        _record_product(MulBackward0, out, input, other)
     return out
 
 
@@ -208,17 +213,7 @@ def div(input, other, *, rounding_mode=None):
     except ValueError:
         raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
     if GRAD_ENABLED[0]:
-        if isinstance(other, Tensor):
-            if input._requires_grad or other._requires_grad:
-                node = DivBackward0()
-                node.save(input, other)
-                node._ctx = (input._data.shape, other._data.shape, None)
-                record(node, out, input, other)
-        elif input._requires_grad:
-            node = DivBackward0()
-            node.save(None, None)
-            node._ctx = (input._data.shape, (), other)
-            record(node, out, input)
+        _record_product(DivBackward0, out, input, other)
     return out
 
 
