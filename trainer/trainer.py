@@ -14,28 +14,18 @@ from typing import Any, Dict, List, Optional, Union
 
 from .call import call_callback_hooks, call_datamodule_hook, call_module_hook, is_overridden
 from .data_connector import DataConnector, validate_limit
+from .flags import ACCELERATORS, check_int as _check_int, check_val_check_interval, parse_devices, select_strategy
 from .exceptions import MisconfigurationException
 from .logging.logger_connector import LoggerConnector
 from .loops.evaluation_loop import EvaluationLoop
 from .loops.fit_loop import FitLoop, validate_max_epochs
 from .loops.prediction_loop import PredictionLoop
 from .states import RunningStage, TrainerFn, TrainerState, TrainerStatus
-from .strategies import SingleDeviceStrategy, Strategy
+from .strategies import Strategy
 
 __all__ = ["Trainer"]
 
 log = logging.getLogger("ember.trainer")
-
-_ACCELERATORS = ("cpu", "auto")
-
-
-def _check_int(name: str, value, minimum: int, allow_none: bool = False):
-    if value is None and allow_none:
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise MisconfigurationException(f"`Trainer({name}={value!r})` is invalid: expected an int >= {minimum}")
-    return int(value)
-
 
 class Trainer:
     """Automates the training loop of a :class:`LightningModule` with Lightning's flags and defaults.
@@ -63,14 +53,15 @@ class Trainer:
                  reload_dataloaders_every_n_epochs: int = 0, default_root_dir: Optional[str] = None,
                  automatic_optimization: Optional[bool] = None, enable_autolog_hparams: bool = True) -> None:
         # -- processes and devices
-        if accelerator not in _ACCELERATORS:
+        if accelerator not in ACCELERATORS:
             raise MisconfigurationException(
                 f"`Trainer(accelerator={accelerator!r})` is not available: ember runs on the CPU (NumPy). Use "
                 "accelerator='cpu' or 'auto' (a CuPy GPU backend is planned).")
         self.num_nodes = _check_int("num_nodes", num_nodes, 1)
-        self.num_devices = self._parse_devices(devices)
-        self._precision_flag = precision
-        self.strategy = self._select_strategy(strategy, precision if precision is not None else "32-true")
+        self.num_devices = parse_devices(devices)
+        self.strategy = select_strategy(strategy, precision if precision is not None else "32-true",
+                                        explicit_precision=precision is not None, devices=self.num_devices,
+                                        num_nodes=self.num_nodes)
         self.strategy.trainer = self
         # -- run length
         self.max_steps = _check_int("max_steps", max_steps, -1)
@@ -93,7 +84,7 @@ class Trainer:
         self.overfit_batches = validate_limit("overfit_batches", overfit_batches)
         if self.overfit_batches not in (0, 0.0):
             self.limit_train_batches = self.limit_val_batches = self.overfit_batches
-        self.val_check_interval = self._check_val_check_interval(val_check_interval)
+        self.val_check_interval = check_val_check_interval(val_check_interval)
         if check_val_every_n_epoch is not None:
             _check_int("check_val_every_n_epoch", check_val_every_n_epoch, 1)
         elif not isinstance(self.val_check_interval, int):
@@ -172,72 +163,6 @@ class Trainer:
         from .callback_setup import configure_callbacks
         self.callbacks = configure_callbacks(self, callbacks, enable_checkpointing, enable_progress_bar,
                                              enable_model_summary, max_time)
-
-    # ---------------------------------------------------------------------------------------- flag helpers
-    def _parse_devices(self, devices) -> int:
-        if devices == "auto" or devices is None:
-            return 1
-        if isinstance(devices, (list, tuple)):
-            count = len(devices)
-        elif isinstance(devices, str):
-            if devices == "-1":
-                count = os.cpu_count() or 1
-            elif devices.isdigit():
-                count = int(devices)
-            else:
-                raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: use an int, a list of "
-                                                "device ids, -1 or 'auto'")
-        else:
-            count = _check_int("devices", devices, -1)
-            if count == -1:
-                count = os.cpu_count() or 1
-        if count < 1:
-            raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: at least one device is "
-                                            "needed")
-        available = os.cpu_count() or 1
-        if count > available:
-            raise MisconfigurationException(f"`Trainer(devices={devices!r})` asks for {count} CPU processes but this "
-                                            f"machine has {available} cores; use devices <= {available}")
-        return count
-
-    def _select_strategy(self, strategy, precision) -> Strategy:
-        if isinstance(strategy, Strategy):
-            if self._precision_flag is not None:  # an explicit Trainer(precision=...) applies to a given strategy too
-                strategy.precision = Strategy(precision).precision
-            return strategy
-        if strategy in ("auto", "single_device") and self.num_devices == 1 and self.num_nodes == 1 and \
-                not _launched_distributed():
-            return SingleDeviceStrategy(precision=precision)
-        try:
-            from .strategies.ddp import select_ddp_strategy
-        except ImportError:
-            select_ddp_strategy = None
-        if select_ddp_strategy is not None:
-            chosen = select_ddp_strategy(strategy, devices=self.num_devices, num_nodes=self.num_nodes,
-                                         precision=precision)
-            if chosen is not None:
-                return chosen
-        if strategy in ("auto", "ddp", "ddp_spawn", "ddp_notebook") or self.num_devices > 1 or self.num_nodes > 1:
-            raise MisconfigurationException(
-                f"`Trainer(strategy={strategy!r}, devices={self.num_devices}, num_nodes={self.num_nodes})` needs "
-                "multi-process data-parallel training, which is not available in this build of ember; use "
-                "devices=1")
-        raise MisconfigurationException(f"`Trainer(strategy={strategy!r})` is unknown. Use 'auto', 'ddp', "
-                                        "'ddp_spawn' or 'single_device'")
-
-    @staticmethod
-    def _check_val_check_interval(value):
-        if value is None:
-            return 1.0
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise MisconfigurationException(f"`val_check_interval` must be an int (batches) or a float in (0, 1], "
-                                            f"got {value!r}")
-        if isinstance(value, float) and not 0.0 < value <= 1.0:
-            raise MisconfigurationException(f"`val_check_interval` should be within (0, 1] as a fraction of an epoch "
-                                            f"(or an int number of batches), got {value}")
-        if isinstance(value, numbers.Integral) and value < 1:
-            raise MisconfigurationException(f"`val_check_interval` must be a positive int, got {value}")
-        return value
 
     # --------------------------------------------------------------------------------------------- properties
     @property
@@ -827,15 +752,6 @@ class Trainer:
         """``print`` on the global-zero process only."""
         if self.is_global_zero:
             print(*args, **kwargs)
-
-
-def _launched_distributed() -> bool:
-    """True when this process was started by mpiexec/srun/ember-run with a world size above one."""
-    try:
-        from .strategies.ddp import launched_world_size
-    except ImportError:
-        return False
-    return launched_world_size() > 1
 
 
 def _is_checkpoint(callback) -> bool:

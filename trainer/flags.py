@@ -1,0 +1,103 @@
+"""Parsing and checking the Trainer's process and validation flags: ``devices``, ``strategy``,
+``val_check_interval`` and integer flags."""
+from __future__ import annotations
+
+import numbers
+import os
+
+from .exceptions import MisconfigurationException
+from .strategies import SingleDeviceStrategy, Strategy
+
+__all__ = ["ACCELERATORS", "check_int", "parse_devices", "select_strategy", "check_val_check_interval"]
+
+ACCELERATORS = ("cpu", "auto")
+
+
+def check_int(name: str, value, minimum: int, allow_none: bool = False):
+    """``value`` as an int >= ``minimum``, or a MisconfigurationException naming the Trainer flag."""
+    if value is None and allow_none:
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise MisconfigurationException(f"`Trainer({name}={value!r})` is invalid: expected an int >= {minimum}")
+    return int(value)
+
+
+def parse_devices(devices) -> int:
+    """The number of processes ``Trainer(devices=...)`` asks for, checked against the machine's cores."""
+    if devices == "auto" or devices is None:
+        return 1
+    if isinstance(devices, (list, tuple)):
+        count = len(devices)
+    elif isinstance(devices, str):
+        if devices == "-1":
+            count = os.cpu_count() or 1
+        elif devices.isdigit():
+            count = int(devices)
+        else:
+            raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: use an int, a list of "
+                                            "device ids, -1 or 'auto'")
+    else:
+        count = check_int("devices", devices, -1)
+        if count == -1:
+            count = os.cpu_count() or 1
+    if count < 1:
+        raise MisconfigurationException(f"`Trainer(devices={devices!r})` is invalid: at least one device is "
+                                        "needed")
+    available = os.cpu_count() or 1
+    if count > available:
+        raise MisconfigurationException(f"`Trainer(devices={devices!r})` asks for {count} CPU processes but this "
+                                        f"machine has {available} cores; use devices <= {available}")
+    return count
+
+
+def select_strategy(strategy, precision, *, explicit_precision: bool, devices: int, num_nodes: int) -> Strategy:
+    """The strategy for ``Trainer(strategy=..., devices=..., num_nodes=...)``: one process, or DDP."""
+    if isinstance(strategy, Strategy):
+        if explicit_precision:  # an explicit Trainer(precision=...) applies to a given strategy too
+            strategy.precision = Strategy(precision).precision
+        return strategy
+    if strategy in ("auto", "single_device") and devices == 1 and num_nodes == 1 and \
+            not _launched_distributed():
+        return SingleDeviceStrategy(precision=precision)
+    try:
+        from .strategies.ddp import select_ddp_strategy
+    except ImportError:
+        select_ddp_strategy = None
+    if select_ddp_strategy is not None:
+        chosen = select_ddp_strategy(strategy, devices=devices, num_nodes=num_nodes,
+                                     precision=precision)
+        if chosen is not None:
+            return chosen
+    if strategy in ("auto", "ddp", "ddp_spawn", "ddp_notebook") or devices > 1 or num_nodes > 1:
+        raise MisconfigurationException(
+            f"`Trainer(strategy={strategy!r}, devices={devices}, num_nodes={num_nodes})` needs "
+            "multi-process data-parallel training, which is not available in this build of ember; use "
+            "devices=1")
+    raise MisconfigurationException(f"`Trainer(strategy={strategy!r})` is unknown. Use 'auto', 'ddp', "
+                                    "'ddp_spawn' or 'single_device'")
+
+
+
+
+def check_val_check_interval(value):
+    """``val_check_interval``: an int number of batches or a float fraction of an epoch in (0, 1]."""
+    if value is None:
+        return 1.0
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise MisconfigurationException(f"`val_check_interval` must be an int (batches) or a float in (0, 1], "
+                                        f"got {value!r}")
+    if isinstance(value, float) and not 0.0 < value <= 1.0:
+        raise MisconfigurationException(f"`val_check_interval` should be within (0, 1] as a fraction of an epoch "
+                                        f"(or an int number of batches), got {value}")
+    if isinstance(value, numbers.Integral) and value < 1:
+        raise MisconfigurationException(f"`val_check_interval` must be a positive int, got {value}")
+    return value
+
+
+def _launched_distributed() -> bool:
+    """True when this process was started by mpiexec/srun/ember-run with a world size above one."""
+    try:
+        from .strategies.ddp import launched_world_size
+    except ImportError:
+        return False
+    return launched_world_size() > 1
