@@ -7,6 +7,7 @@ change here. ``numpy`` itself is only used for dtype constants and shape arithme
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 
@@ -92,3 +93,21 @@ def trapezoid(y, x, axis: int = -1, xp=None):
     tail = list(head)
     head[axis], tail[axis] = slice(None, -1), slice(1, None)
     return (dx * (y[tuple(head)] + y[tuple(tail)]) / 2).sum(axis=axis)
+
+
+def average_class_scores(res, average="macro", weights=None):
+    """Average per-class scores (AUROC, average precision) as float32: ``None``/``"none"`` keeps them, ``"macro"``
+    is the mean and ``"weighted"`` the ``weights``-weighted mean; NaN classes are skipped with one warning."""
+    res = res.astype(np.float32)
+    if average is None or average == "none":
+        return res
+    xp = array_module(res)
+    nan = xp.isnan(res)
+    if nan.any():
+        warnings.warn(f"Average precision score for one or more classes was `nan`. Ignoring these classes in "
+                      f"{average}-average", UserWarning, stacklevel=4)
+    keep = ~nan
+    if average == "macro":
+        return res[keep].mean() if keep.any() else xp.asarray(np.nan, dtype=np.float32)
+    w = safe_divide(weights[keep], weights[keep].sum())
+    return (res[keep] * w).sum().astype(np.float32)

@@ -1,12 +1,10 @@
 """Area under the ROC curve: the probability that a random positive scores above a random negative."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...utilities.checks import check_average, check_task
-from ...utilities.compute import array_module, safe_divide, trapezoid
+from ...utilities.compute import array_module, average_class_scores, trapezoid
 from ...utilities.data import to_array, wrap
 from .precision_recall_curve import (_binary_precision_recall_curve_arg_validation,
                                      _binary_precision_recall_curve_format,
@@ -40,19 +38,7 @@ def _reduce_auroc(fpr, tpr, average="macro", weights=None):
         res = trapezoid(tpr, fpr, axis=1)
     else:
         res = array_module(*fpr, *tpr).stack([trapezoid(y, x) for x, y in zip(fpr, tpr)])
-    res = res.astype(np.float32)
-    if average is None or average == "none":
-        return res
-    xp = array_module(res)
-    nan = xp.isnan(res)
-    if nan.any():
-        warnings.warn(f"Average precision score for one or more classes was `nan`. Ignoring these classes in "
-                      f"{average}-average", UserWarning, stacklevel=3)
-    keep = ~nan
-    if average == "macro":
-        return res[keep].mean() if keep.any() else xp.asarray(np.nan, dtype=np.float32)
-    w = safe_divide(weights[keep], weights[keep].sum())
-    return (res[keep] * w).sum().astype(np.float32)
+    return average_class_scores(res, average, weights)
 
 
 def _binary_auroc_compute(state, thresholds, max_fpr=None, pos_label=1):

@@ -1,12 +1,10 @@
 """Average precision: the precision-recall curve summarised as ``sum_n (R_n - R_{n-1}) P_n``."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ...utilities.checks import check_average, check_task
-from ...utilities.compute import array_module, safe_divide
+from ...utilities.compute import array_module, average_class_scores
 from ...utilities.data import to_array, wrap
 from .precision_recall_curve import (_binary_precision_recall_curve_arg_validation,
                                      _binary_precision_recall_curve_compute, _binary_precision_recall_curve_format,
@@ -38,19 +36,7 @@ def _reduce_average_precision(precision, recall, average="macro", weights=None):
         res = -((recall[:, 1:] - recall[:, :-1]) * precision[:, :-1]).sum(axis=1)
     else:
         res = array_module(*precision, *recall).stack([_ap_from_curve(p, r) for p, r in zip(precision, recall)])
-    res = res.astype(np.float32)
-    if average is None or average == "none":
-        return res
-    xp = array_module(res)
-    nan = xp.isnan(res)
-    if nan.any():
-        warnings.warn(f"Average precision score for one or more classes was `nan`. Ignoring these classes in "
-                      f"{average}-average", UserWarning, stacklevel=3)
-    keep = ~nan
-    if average == "macro":
-        return res[keep].mean() if keep.any() else xp.asarray(np.nan, dtype=np.float32)
-    w = safe_divide(weights[keep], weights[keep].sum())
-    return (res[keep] * w).sum().astype(np.float32)
+    return average_class_scores(res, average, weights)
 
 
 def _binary_average_precision_compute(state, thresholds):
