@@ -218,6 +218,8 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
                 else:
                     cur = nbuf[nr]
                     nbuf[nr] = g if cur is None else cur + g
+            # drop this frame's references, so a leaf can take a fresh gradient as .grad without a copy
+            grads = g = cur = None
     finally:
         GRAD_ENABLED[0] = prev
     return results

@@ -490,7 +490,11 @@ class ReluBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (where(self.saved_output() > 0, grad, 0),)
+        out = self.saved_output()
+        if not GRAD_ENABLED[0]:  # plain backward: one NumPy pass instead of the promoting where()
+            g = grad._data
+            return (wrap(grad._xp.where(out._data > 0, g, g.dtype.type(0))),)
+        return (where(out > 0, grad, 0),)
 
 
 @tensor_method()
