@@ -198,6 +198,21 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
+def _record_bound(tensor_node, scalar_node, out, input, bound) -> None:
+    """Record clamp_min/clamp_max: a tensor bound is an input of its own, a number goes in ``_ctx``."""
+    if isinstance(bound, Tensor):
+        if input._requires_grad or bound._requires_grad:
+            node = tensor_node()
+            node.save(input, bound)
+            node._ctx = (input._data.shape, bound._data.shape)
+            record(node, out, input, bound)
+    elif input._requires_grad:
+        node = scalar_node()
+        node.save(input)
+        node._ctx = bound
+        record(node, out, input)
+
+
 @tensor_method()
 def clamp_min(input, min):
     """``max(input, min)`` elementwise; ``min`` is a number or a tensor."""
@@ -207,17 +222,7 @@ def clamp_min(input, min):
     data, lo, _ = _clamp_arrays(input, min, None, "clamp_min")
     out = _clamp_forward(input, data, lo, None)
     if GRAD_ENABLED[0]:
-        if isinstance(min, Tensor):
-            if input._requires_grad or min._requires_grad:
-                node = ClampMinBackward1()
-                node.save(input, min)
-                node._ctx = (input._data.shape, min._data.shape)
-                record(node, out, input, min)
-        elif input._requires_grad:
-            node = ClampMinBackward0()
-            node.save(input)
-            node._ctx = min
-            record(node, out, input)
+        _record_bound(ClampMinBackward1, ClampMinBackward0, out, input, min)
     return out
 
 
@@ -230,17 +235,7 @@ def clamp_max(input, max):
     data, _, hi = _clamp_arrays(input, None, max, "clamp_max")
     out = _clamp_forward(input, data, None, hi)
     if GRAD_ENABLED[0]:
-        if isinstance(max, Tensor):
-            if input._requires_grad or max._requires_grad:
-                node = ClampMaxBackward1()
-                node.save(input, max)
-                node._ctx = (input._data.shape, max._data.shape)
-                record(node, out, input, max)
-        elif input._requires_grad:
-            node = ClampMaxBackward0()
-            node.save(input)
-            node._ctx = max
-            record(node, out, input)
+        _record_bound(ClampMaxBackward1, ClampMaxBackward0, out, input, max)
     return out
 
 

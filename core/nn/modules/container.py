@@ -21,6 +21,14 @@ def _renumber(registry) -> None:
         registry[str(i)] = v
 
 
+
+def _abs_string_index(idx, length: int) -> str:
+    """The registration key of list index ``idx`` (negative indices count from the end)."""
+    idx = operator.index(idx)
+    if not -length <= idx < length:
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + length if idx < 0 else idx)
+
 class Container(Module):
     """Deprecated base kept for compatibility; use :class:`Sequential` or :class:`ModuleDict`."""
 
@@ -185,12 +193,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -356,12 +359,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
