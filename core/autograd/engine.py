@@ -153,6 +153,22 @@ def _run_pre_hooks(node, buf):
                 t._grad = g if g.grad_fn is None or GRAD_ENABLED[0] else g.detach()
 
 
+# backward-node observers (profiler, anomaly mode), installed through ember.core.observe.observe_nodes
+NODE_OBSERVERS: list = []
+
+
+def _apply_observed(node, buf):
+    observers = tuple(NODE_OBSERVERS)
+    tokens = [obs.enter_node(node) for obs in observers]
+    grads = None
+    try:
+        grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
+        return grads
+    finally:
+        for obs, token in zip(reversed(observers), reversed(tokens)):
+            obs.exit_node(token, node, grads)
+
+
 def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumulate):
     """Run backward from ``outputs``. ``targets`` maps edges to lists of result slots (for grad() and
     backward(inputs=)); a tensor passed twice as an input gets its gradient in both slots."""
@@ -195,7 +211,10 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
                 continue
             if runnable is not None and node not in runnable:
                 continue
-            grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
+            if NODE_OBSERVERS:
+                grads = _apply_observed(node, buf)
+            else:
+                grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
             post_hooks = node._post_hooks
             if post_hooks:
                 for hook in tuple(post_hooks.values()):
