@@ -53,26 +53,46 @@ def __getattr__(name):
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
+_ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data
 
 
 class _AliasLoader(_abc.Loader):
-    def __init__(self, target):
+    """Loads ``ember.<alias>...`` as the real module, keeping that module's own spec (its name and file)."""
+
+    def __init__(self, target, real_spec):
         self.target = target
+        self.real_spec = real_spec
 
     def create_module(self, spec):
         return _importlib.import_module(self.target)
 
     def exec_module(self, module):
-        pass
+        module.__spec__ = self.real_spec  # the import system stamped the alias spec on the shared module
+
+    def get_code(self, fullname):
+        # runpy (`python -m ember.distributed.run`) runs the real module's code under the alias name
+        return self.real_spec.loader.get_code(self.target)
+
+    def is_package(self, fullname):
+        return self.real_spec.submodule_search_locations is not None
 
 
 class _AliasFinder(_abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         parts = fullname.split(".")
-        if len(parts) >= 2 and parts[0] == __name__ and parts[1] in _ALIASED:
-            real = ".".join([_ALIASED[parts[1]]] + parts[2:])
-            return _util.spec_from_loader(fullname, _AliasLoader(real))
-        return None
+        if len(parts) < 2 or parts[0] != __name__:
+            return None
+        head = ".".join(parts[1:3])  # a two-part alias ("utils.data") wins over a one-part one
+        depth = 2 if head in _ALIASED and len(parts) >= 3 else 1
+        prefix = ".".join(parts[1:1 + depth])
+        if prefix not in _ALIASED:
+            return None
+        real = ".".join([_ALIASED[prefix]] + parts[1 + depth:])
+        real_spec = _util.find_spec(real)
+        if real_spec is None:
+            return None
+        return _util.spec_from_loader(fullname, _AliasLoader(real, real_spec), origin=real_spec.origin,
+                                      is_package=real_spec.submodule_search_locations is not None)
 
 
 if not _builtins.any(isinstance(f, _AliasFinder) for f in _sys.meta_path):  # `any` is ember's after import *

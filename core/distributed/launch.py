@@ -116,3 +116,8 @@ def wait_any(procs: List[subprocess.Popen], timeout: Optional[float]) -> Optiona
         if deadline is not None and time.monotonic() >= deadline:
             return None
         time.sleep(0.05)
+
+
+if __name__ == "__main__":  # `python -m ember.distributed.launch`: PyTorch's deprecated launcher (see run.py)
+    from .run import launch_main
+    sys.exit(launch_main())

@@ -29,6 +29,7 @@ class Backend(str):
 
     LOCAL = "local"
     MPI = "mpi"
+    GLOO = "gloo"
 
     def __new__(cls, name: str):
         if not isinstance(name, str):
@@ -90,7 +91,8 @@ class _State:
 
     def reset(self) -> None:
         self.default: Optional[ProcessGroup] = None
-        self.backend: Optional[str] = None
+        self.backend: Optional[str] = None  # the implementation: "local" or "mpi"
+        self.backend_name: Optional[str] = None  # the name the user asked for ("gloo" runs on "local")
         self.local = None  # LocalBackend
         self.mpi_comm = None
         self.watchdog = None
@@ -196,6 +198,8 @@ def init_process_group(backend=None, init_method: Optional[str] = None, timeout=
         _init_mpi(seconds, world_size, rank)
     else:
         _init_local(init_method, seconds, world_size, rank)
+    _STATE.backend_name = backend.lower() if backend is not None else str(name)
+    _STATE.default._backend = _STATE.backend_name
     from .threads import apply_rank_threads
     apply_rank_threads(_STATE.local_world_size)
 
@@ -230,12 +234,11 @@ def _init_mpi(seconds: float, world_size: int, rank: int) -> None:
     MPI = mpi_module()
     world = MPI.COMM_WORLD
     size, me = world.Get_size(), world.Get_rank()
-    if world_size not in (-1, size):
-        raise ValueError(f"init_process_group(backend='mpi', world_size={world_size}) disagrees with MPI, which "
-                         f"started {size} processes; leave world_size at -1 (MPI decides)")
-    if rank not in (-1, me):
-        raise ValueError(f"init_process_group(backend='mpi', rank={rank}) disagrees with MPI, which gave this process "
-                         f"rank {me}; leave rank at -1 (MPI decides)")
+    if world_size != -1 or rank != -1:  # PyTorch warns and lets MPI decide
+        import warnings
+        warnings.warn(f"init_process_group(backend='mpi'): world_size ({world_size}) and rank ({rank}) are ignored "
+                      f"since they are assigned by the MPI runtime (here world_size={size}, rank={me})",
+                      UserWarning, stacklevel=3)
     comm = world.Dup()  # our own context: user MPI traffic on COMM_WORLD cannot mix with ours
     node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=me)
     _STATE.local_rank, _STATE.local_world_size = node.Get_rank(), node.Get_size()
@@ -294,7 +297,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
             return GroupMember.NON_GROUP_MEMBER
         from .local_backend import LocalGroup
         impl = LocalGroup(_STATE.local, gid, ranks, seconds, name)
-    pg = ProcessGroup(impl, gid, ranks, _STATE.backend)
+    pg = ProcessGroup(impl, gid, ranks, _STATE.backend_name)
     _STATE.groups.append(pg)
     return pg
 
@@ -344,11 +347,12 @@ def get_world_size(group=None) -> int:
 
 
 def get_backend(group=None) -> str:
-    """The backend name of ``group``: ``"local"`` or ``"mpi"``."""
+    """The backend name of ``group`` as the user asked for it: ``"local"``, ``"mpi"``, or ``"gloo"`` (which runs
+    on the ``"local"`` backend)."""
     pg = _resolve(group)
     if pg is None:
         raise ValueError("Invalid process group specified: this process is not a member")
-    return Backend(pg._backend)
+    return pg._backend
 
 
 def get_process_group_ranks(group) -> List[int]:

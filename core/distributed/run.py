@@ -1,7 +1,12 @@
 """``ember-run``: start N processes of a training script on this machine, like ``torchrun --nproc-per-node N``.
 
     ember-run --nproc-per-node 4 train.py --lr 0.1
-    python -m ember.core.distributed.run --nproc-per-node 4 -m mypackage.train
+    python -m ember.distributed.run --nproc-per-node 4 -m mypackage.train
+    python -m ember.distributed.launch --nproc-per-node 2 train.py   # the old launcher: passes --local-rank=N
+
+torchrun's flags keep their meaning: ``--standalone``, ``--rdzv-backend static|c10d``, ``--rdzv-endpoint``,
+``--rdzv-id``, ``--master-addr``/``--master-port``, ``--max-restarts``; several machines (``--nnodes`` above 1,
+etcd rendezvous) are an error that points to mpiexec/srun.
 
 Each process gets ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and
 ``MASTER_PORT``, so ``init_process_group()`` (``env://``) and ``Trainer(strategy="ddp")`` find each other without
@@ -25,22 +30,33 @@ from typing import List, Optional
 from .launch import free_port, new_run_id, start_worker, stop_workers, worker_env
 from .local_shm import remove_job_files
 
-__all__ = ["main", "parse_args"]
+__all__ = ["main", "parse_args", "get_args_parser"]
 
 
-def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    """The command line of ``ember-run`` (torchrun's spelling with dashes or underscores)."""
+def get_args_parser() -> argparse.ArgumentParser:
+    """The parser of ``ember-run``'s command line: torchrun's flags, with dashes or underscores."""
     parser = argparse.ArgumentParser(
         prog="ember-run", description="Start N processes of a training script on this machine (like torchrun).")
     parser.add_argument("--nproc-per-node", "--nproc_per_node", default="1",
                         help="processes to start: an int, or 'auto'/'cpu' for one per core (default: 1)")
     parser.add_argument("--nnodes", default="1", help="must be 1: ember-run starts processes on one machine")
-    parser.add_argument("--node-rank", "--node_rank", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--node-rank", "--node_rank", type=int, default=0,
+                        help="rank of this machine; must be 0, as there is one machine (default: 0)")
+    parser.add_argument("--rdzv-backend", "--rdzv_backend", default="static",
+                        help="'static' (meet at --master-addr:--master-port) or 'c10d' (meet at --rdzv-endpoint's "
+                             "host); default: static")
+    parser.add_argument("--rdzv-endpoint", "--rdzv_endpoint", default="",
+                        help="HOST[:PORT] of the rendezvous (with 'static' it replaces --master-addr/--master-port)")
+    parser.add_argument("--rdzv-id", "--rdzv_id", default="none",
+                        help="the job id, given to the workers as TORCHELASTIC_RUN_ID (default: none)")
+    parser.add_argument("--max-restarts", "--max_restarts", type=int, default=0,
+                        help="how many times the workers are restarted after a failure (default: 0)")
     parser.add_argument("--master-addr", "--master_addr", default="127.0.0.1",
-                        help="address of rank 0's rendezvous (default: 127.0.0.1)")
+                        help="address of rank 0's rendezvous, 'static' only (default: 127.0.0.1)")
     parser.add_argument("--master-port", "--master_port", type=int, default=None,
-                        help="port of rank 0's rendezvous (default: a free port)")
-    parser.add_argument("--standalone", action="store_true", help="accepted for torchrun compatibility")
+                        help="port of rank 0's rendezvous, 'static' only (default: a free port)")
+    parser.add_argument("--standalone", action="store_true",
+                        help="a single-machine job meeting on localhost at a free port (sets the --rdzv-* flags)")
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds the other ranks get to exit after one fails, before they are stopped")
     parser.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
@@ -48,6 +64,25 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
                         help="run the command directly instead of through the Python interpreter")
     parser.add_argument("script", help="the training script (or module with -m, or command with --no-python)")
     parser.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    return parser
+
+
+def _endpoint(parser, value: str):
+    """``HOST[:PORT]`` -> ``(host, port or None)``."""
+    host, sep, port = value.strip().rpartition(":")
+    if not sep:
+        host = port
+        return host or "127.0.0.1", None
+    if not port.isdigit() or not 0 <= int(port) < 65536:
+        parser.error(f"--rdzv-endpoint={value!r}: expected HOST or HOST:PORT with a port in [0, 65535]")
+    return host or "127.0.0.1", int(port) or None  # port 0 means "any free port", as in torchrun
+
+
+def parse_args(argv: Optional[List[str]] = None, parser: Optional[argparse.ArgumentParser] = None
+               ) -> argparse.Namespace:
+    """The command line of ``ember-run`` (torchrun's spelling with dashes or underscores), checked and resolved:
+    ``master_addr``/``master_port`` are where rank 0 meets the others (``master_port`` None: a free port)."""
+    parser = parser or get_args_parser()
     args = parser.parse_args(argv)
     nproc = str(args.nproc_per_node)
     if nproc in ("auto", "cpu"):
@@ -62,8 +97,29 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if str(args.nnodes) not in ("1", "1:1"):
         parser.error(f"--nnodes={args.nnodes}: ember-run starts processes on one machine. For several machines "
                      "launch with mpiexec or srun (backend 'mpi'): mpiexec -n N python train.py")
+    if args.node_rank != 0:
+        parser.error(f"--node-rank={args.node_rank}: with one machine (--nnodes=1) the node rank is 0")
+    if args.max_restarts < 0:
+        parser.error(f"--max-restarts={args.max_restarts}: expected 0 or more restarts")
+    if args.standalone:  # torchrun: a c10d rendezvous on localhost at a free port, with a fresh job id
+        args.rdzv_backend, args.rdzv_endpoint, args.rdzv_id = "c10d", "localhost:0", new_run_id()
+    backend = str(args.rdzv_backend).lower()
+    if backend == "static":
+        if args.rdzv_endpoint:
+            args.master_addr, args.master_port = _endpoint(parser, args.rdzv_endpoint)
+    elif backend == "c10d":
+        # the workers meet at a free port of the endpoint's host (torchrun: --master-* are for 'static' only)
+        args.master_addr, args.master_port = _endpoint(parser, args.rdzv_endpoint or "127.0.0.1")[0], None
+    elif backend in ("etcd", "etcd-v2"):
+        parser.error(f"--rdzv-backend={args.rdzv_backend}: etcd rendezvous is for jobs across machines, which "
+                     "ember-run does not start; use 'static' or 'c10d' here, or mpiexec/srun for several machines")
+    else:
+        parser.error(f"--rdzv-backend={args.rdzv_backend!r}: expected 'static' or 'c10d'")
+    args.rdzv_backend = backend
     if args.module and args.no_python:
         parser.error("--module and --no-python cannot be used together")
+    if not hasattr(args, "use_env"):
+        args.use_env = True  # torchrun: the rank is in LOCAL_RANK; the old launch module passes --local-rank
     return args
 
 
@@ -110,21 +166,21 @@ def _describe_exit(code: int) -> str:
     return f"exit code {code}" if code > 0 else "stopped"
 
 
-def _command(args) -> List[str]:
+def _command(args, local_rank: int) -> List[str]:
+    extra = [] if args.use_env else [f"--local-rank={local_rank}"]  # before the script's own arguments
     if args.no_python:
-        return [args.script] + args.script_args
+        return [args.script] + extra + args.script_args
     if args.module:
-        return [sys.executable, "-u", "-m", args.script] + args.script_args
-    return [sys.executable, "-u", args.script] + args.script_args
+        return [sys.executable, "-u", "-m", args.script] + extra + args.script_args
+    return [sys.executable, "-u", args.script] + extra + args.script_args
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[List[str]] = None, args: Optional[argparse.Namespace] = None) -> int:
     """Entry point of ``ember-run``; returns (and exits with) the job's exit code."""
-    args = parse_args(argv)
+    args = args if args is not None else parse_args(argv)
     n = args.nproc_per_node
     port = args.master_port or free_port()
     run_id = new_run_id()
-    cmd = _command(args)
     procs, tails = [], []
     stopping = {"signal": None}
 
@@ -137,7 +193,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         for rank in range(n):
             env = worker_env(os.environ, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
                              master_addr=args.master_addr, master_port=port, run_id=run_id)
-            p = start_worker(cmd, env, stderr=subprocess.PIPE)
+            env["TORCHELASTIC_RUN_ID"] = args.rdzv_id
+            p = start_worker(_command(args, rank), env, stderr=subprocess.PIPE)
             procs.append(p)
             tails.append(_Tail(p.stderr))
         exit_times = {}
@@ -183,6 +240,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         remove_job_files(run_id)
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+def launch_main(argv: Optional[List[str]] = None) -> int:
+    """``python -m ember.distributed.launch``: PyTorch's deprecated launcher. As there, each worker gets
+    ``--local-rank=N`` before its own arguments unless ``--use-env`` is given (then it reads ``LOCAL_RANK``)."""
+    import warnings
+    warnings.warn("The module ember.distributed.launch is deprecated, as torch.distributed.launch is. Use ember-run "
+                  "(torchrun's equivalent), which sets --use-env by default: read the local rank from "
+                  "os.environ['LOCAL_RANK'] instead of a --local-rank argument.", FutureWarning, stacklevel=2)
+    parser = get_args_parser()
+    parser.prog = "python -m ember.distributed.launch"
+    parser.add_argument("--use-env", "--use_env", action="store_true",
+                        help="do not pass --local-rank to the script: it reads LOCAL_RANK from the environment")
+    return main(args=parse_args(argv, parser))
 
 
 def _entry() -> None:  # pragma: no cover - console script
