@@ -24,6 +24,10 @@ _LAZY = {
     "distributed": ("ember.core.distributed", None),
     "fft": ("ember.core.fft", None),
     "linalg": ("ember.core.linalg", None),
+    "cuda": ("ember.core.cuda", None),
+    "multiprocessing": ("ember.core.multiprocessing", None),
+    "backends": ("ember.core.backends", None),
+    "utils": ("ember.utils", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -51,7 +55,8 @@ def __getattr__(name):
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
-            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
+            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
+             "multiprocessing", "backends")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data
 

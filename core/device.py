@@ -66,8 +66,9 @@ def module_for_device(dev) -> object:
         import cupy  # noqa: F401  (optional GPU backend)
     except ImportError:
         raise RuntimeError(
-            f"device '{dev}' needs CuPy, which is not installed. Install the build for your CUDA version, "
-            "e.g. `pip install cupy-cuda12x`, or use device='cpu'.") from None
+            f"device '{dev}' is not available: no CUDA device can be used, because a GPU needs CuPy, which is not "
+            "installed. Install the build for your CUDA version, e.g. `pip install cupy-cuda12x`, or use "
+            "device='cpu' (`em.cuda.is_available()` tells which).") from None
     return cupy
 
 

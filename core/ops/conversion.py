@@ -67,6 +67,8 @@ def _parse_to_args(args, kwargs):
                 device = a
         elif isinstance(a, bool):
             copy = a
+        elif isinstance(a, int):  # to(0) / to(rank): a GPU index, as in PyTorch
+            device = device_cls("cuda", a)
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments: {a!r} is neither a dtype, a device "
                             "nor a tensor")
