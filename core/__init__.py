@@ -8,6 +8,7 @@ from . import autograd, random
 from ._formatting import get_printoptions, set_printoptions
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .device import device
+from .legacy import set_default_tensor_type
 from .dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, promote_types, result_type, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the functional tensor API)
@@ -57,5 +58,5 @@ __all__ = list(_ops_all) + [
     "get_rng_state", "set_rng_state", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
-    "is_floating_point", "is_complex", "set_printoptions", "get_printoptions",
+    "is_floating_point", "is_complex", "set_printoptions", "get_printoptions", "set_default_tensor_type",
 ]
