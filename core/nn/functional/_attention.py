@@ -103,11 +103,20 @@ class ScaledDotProductAttentionBackward0(Node):
         self._ctx = None  # the probability matrix is the big saved buffer: free it with the graph
 
 
-def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need_weights):
+def _empty_in_layout(ref, shape, xp):
+    """An uninitialised array of ``shape`` whose axes lie in memory in the order of ``ref``'s (outermost first), as
+    PyTorch's fused kernel allocates its output: a query that is a transposed view gives an output whose transpose
+    back is contiguous."""
+    order = sorted(range(ref.ndim), key=lambda i: (-abs(ref.strides[i]), i))
+    buf = xp.empty([shape[i] for i in order], dtype=ref.dtype)
+    return buf.transpose(np.argsort(order))
+
+
+def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need_weights, like_query=False):
     """Fused attention on validated, equally typed tensors. Returns ``(output, weights or None)``.
 
     ``float_mask`` is a float tensor added to the scores (it may require grad); ``const_mask`` an additive array
-    (0 / -inf) built from bool and causal masks.
+    (0 / -inf) built from bool and causal masks. With ``like_query`` the output has the query's memory layout.
     """
     xp = query._xp
     qa, ka, va = query._data, key._data, value._data
@@ -128,7 +137,11 @@ def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need
         pd = p * drop
     else:
         pd = p
-    out = wrap(pd @ va)
+    if like_query and not qa.flags.c_contiguous and qa.ndim == pd.ndim:
+        buf = _empty_in_layout(qa, pd.shape[:-1] + va.shape[-1:], xp)
+        out = wrap(xp.matmul(pd, va, out=buf))
+    else:
+        out = wrap(pd @ va)
     weights = wrap(pd) if need_weights else None
     mask_grad = float_mask is not None and float_mask._requires_grad
     if GRAD_ENABLED[0] and (query._requires_grad or key._requires_grad or value._requires_grad or mask_grad):
@@ -143,6 +156,23 @@ def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need
         else:
             record(node, out, query, key, value, mask_in)
     return out, weights
+
+
+def _math_attention(query, key, value, float_mask, const_mask, dropout_p, scale):
+    """The reference implementation (``SDPBackend.MATH``): composed ember ops, so its graph is ordinary nodes."""
+    probs = _composed_probs(query, key, scale, float_mask, const_mask)
+    if dropout_p > 0.0:
+        from ._linear import dropout
+        probs = dropout(probs, dropout_p, training=True)
+    return probs @ value
+
+
+def _sdpa(query, key, value, float_mask, const_mask, dropout_p, scale):
+    """Run the implementation :func:`ember.nn.attention.sdpa_kernel` allows (the fused one by default)."""
+    from ..attention import SDPBackend, _select
+    if _select() is SDPBackend.MATH:
+        return _math_attention(query, key, value, float_mask, const_mask, dropout_p, scale)
+    return _attention(query, key, value, float_mask, const_mask, dropout_p, scale, False, like_query=True)[0]
 
 
 # ------------------------------------------------------------------------------------------------ public SDPA
@@ -221,6 +251,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     A query row whose keys are all masked out gives zeros (not ``nan``), as in PyTorch's implementation. The
     computation is batched: there is no Python loop over the batch or the heads.
 
+    :func:`ember.nn.attention.sdpa_kernel` chooses the implementation: the fused kernel (``FLASH_ATTENTION``, the
+    default) returns its output in the query's memory layout, as PyTorch's fused kernel does, so for a query made by
+    ``x.view(B, T, H, D).transpose(1, 2)`` the output's ``.transpose(1, 2)`` is contiguous and ``.view(B, T, H * D)``
+    works; ``MATH`` composes ember ops and returns a contiguous output.
+
     Example::
 
         >>> q = k = v = ember.randn(2, 4, 8, 16)
@@ -253,10 +288,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             float_mask = _group_mask(float_mask, heads_q, heads_k, group)
         if const_mask is not None:
             const_mask = _group_mask(wrap(const_mask), heads_q, heads_k, group)._data
-        out, _ = _attention(q5, k5, v5, float_mask, const_mask, float(dropout_p), scale, False)
+        out = _sdpa(q5, k5, v5, float_mask, const_mask, float(dropout_p), scale)
         return out.reshape(tuple(out.shape[:-4]) + (heads_q, L, value.shape[-1]))
-    out, _ = _attention(query, key, value, float_mask, const_mask, float(dropout_p), scale, False)
-    return out
+    return _sdpa(query, key, value, float_mask, const_mask, float(dropout_p), scale)
 
 
 def _group_mask(mask, heads_q, heads_k, group):
