@@ -67,8 +67,14 @@ class CheckpointBackward(Node):
     """Recomputes the checkpointed function and returns the gradients of its inputs and of the leaves it used."""
 
     def apply(self, *grad_outputs):
-        fn, kwargs, rng_state, n_inputs, leaves, metas = self._ctx
-        inputs = _detached(self.saved_tensors)
+        fn, kwargs, rng_state, others, leaves, metas = self._ctx
+        n_inputs = len(others)
+        saved = self.saved_tensors  # tensor arguments (None in the places of the other arguments, kept in others)
+        inputs = [t if t is not None else o for t, o in zip(saved, others)]
+        if not GRAD_ENABLED[0]:
+            inputs = _detached(inputs)  # first order: the recomputed graph stops at fresh leaves
+        # (under create_graph the recomputation uses the inputs themselves, so the gradients it returns stay
+        # connected to the outer graph and can be differentiated again)
         current = get_rng_state() if rng_state is not None else None
         try:
             if rng_state is not None:
@@ -147,7 +153,8 @@ def checkpoint(function, *args, use_reentrant: bool = None, context_fn=None, det
     node = CheckpointBackward()
     node.n_outputs = len(fresh)
     node.save(*[a if isinstance(a, Tensor) else None for a in args])
-    node._ctx = (function, kwargs, rng_state, len(args), leaves, [(tuple(t.shape), t.dtype) for t in tensors])
+    others = [None if isinstance(a, Tensor) else a for a in args]
+    node._ctx = (function, kwargs, rng_state, others, leaves, [(tuple(t.shape), t.dtype) for t in tensors])
     record_multi(node, fresh, *[a if isinstance(a, Tensor) else None for a in args], *leaves)
     for t, f in zip(tensors, fresh):
         if not t.requires_grad:  # e.g. an output fn detached: it stays without a gradient
