@@ -6,7 +6,10 @@ import pytest
 
 NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "ember.nn.utils", "ember.optim",
               "ember.optim.lr_scheduler", "ember.data", "ember.autograd", "ember.fft", "ember.linalg",
-              "ember.metrics", "ember.metrics.functional", "ember.callbacks", "ember.loggers", "ember.trainer"]
+              "ember.metrics", "ember.metrics.functional", "ember.callbacks", "ember.loggers", "ember.trainer",
+              "ember.cuda", "ember.cuda.amp", "ember.multiprocessing", "ember.backends.cuda", "ember.backends.cudnn",
+              "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
+              "ember.utils.backcompat"]
 
 
 def _public(module):

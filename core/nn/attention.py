@@ -60,7 +60,7 @@ def _select() -> SDPBackend:
 def sdpa_kernel(backends: Union[SDPBackend, Iterable[SDPBackend]], set_priority: bool = False):
     """Within the block, let ``scaled_dot_product_attention`` use only ``backends`` (one or a list); the previous
     choice is restored on exit. ``set_priority`` is accepted for compatibility (ember tries fused, then math)."""
-    chosen = [backends] if isinstance(backends, SDPBackend) else list(backends)
+    chosen = [backends] if isinstance(backends, (SDPBackend, str)) else list(backends)
     for b in chosen:
         if not isinstance(b, SDPBackend):
             raise TypeError(f"sdpa_kernel(backends=...) expects SDPBackend values, got {b!r}")
