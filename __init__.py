@@ -2,8 +2,9 @@
 
 ``import ember as em`` gives the tensor API (``em.tensor``, ``em.randn``, ``em.no_grad``, ...), the namespaces
 ``em.nn``, ``em.optim``, ``em.data``, ``em.autograd``, ``em.distributed``, ``em.fft``, ``em.linalg``,
-``em.callbacks``, ``em.metrics`` and ``em.loggers``, and the training layer (``em.Trainer``,
-``em.LightningModule``, ...). Everything beyond the tensor API loads on first use, so ``import ember`` stays fast.
+``em.callbacks``, ``em.metrics`` and ``em.loggers``, PyTorch's ``em.utils``, ``em.cuda``, ``em.multiprocessing``
+and ``em.backends``, and the training layer (``em.Trainer``, ``em.LightningModule``, ...). Everything beyond
+the tensor API loads on first use, so ``import ember`` stays fast.
 """
 import builtins as _builtins
 import importlib as _importlib
