@@ -27,3 +27,9 @@ def echo_tensors(inbox, outbox):
     received = inbox.get()
     outbox.put(received)
     outbox.put(em.arange(6, dtype=em.int32).reshape(2, 3))
+
+
+def gpu_demo(rank, world_size):
+    """The GPU lines of the DDP tutorial: ``ToyModel().to(rank)``."""
+    import ember as em
+    em.nn.Linear(10, 5).to(rank)

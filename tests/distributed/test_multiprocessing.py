@@ -84,3 +84,11 @@ def test_the_ddp_tutorial_runs_as_written_with_mp_spawn(tmp_path, backend):
     assert list(first) == ["module.net1.weight", "module.net1.bias", "module.net2.weight", "module.net2.bias"]
     for key in first:  # rank 0's weights were broadcast and the averaged step kept the replicas equal
         np.testing.assert_array_equal(first[key].numpy(), second[key].numpy())
+
+
+def test_the_tutorials_gpu_line_fails_in_the_child_with_the_no_cuda_error():
+    with pytest.raises(mp.ProcessRaisedException) as err:
+        mp.spawn(mp_workers.gpu_demo, args=(2,), nprocs=2)
+    msg = str(err.value)
+    assert f"-- Process {err.value.error_index} terminated with the following error:" in msg
+    assert f"device 'cuda:{err.value.error_index}' is not available: no CUDA device can be used" in msg
