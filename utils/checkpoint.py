@@ -59,6 +59,14 @@ def _leaves_reached(outputs, own_inputs) -> list:
     return found
 
 
+def _default_reentrant() -> bool:
+    """PyTorch's default variant (reentrant), with its warning that the choice should be explicit."""
+    warnings.warn("ember.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
+                  "use_reentrant=False is recommended; use_reentrant=True keeps PyTorch's current default.",
+                  UserWarning, stacklevel=3)
+    return True
+
+
 def _as_tuple(result):
     return (result, False) if isinstance(result, tuple) else ((result,), True)
 
@@ -126,10 +134,7 @@ def checkpoint(function, *args, use_reentrant: bool = None, context_fn=None, det
         >>> out = checkpoint(block, x, use_reentrant=False)   # block's activations are recomputed in backward
     """
     if use_reentrant is None:
-        warnings.warn("ember.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "use_reentrant=False is recommended; use_reentrant=True keeps PyTorch's current default.",
-                      UserWarning, stacklevel=2)
-        use_reentrant = True
+        use_reentrant = _default_reentrant()
     if use_reentrant and kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs)
                          + " (use_reentrant=True takes positional arguments only; pass use_reentrant=False)")
@@ -174,10 +179,7 @@ def checkpoint_sequential(functions, segments: int, input, use_reentrant: bool =
         raise ValueError(f"checkpoint_sequential(segments={segments}): expected 1 to {len(functions)} segments "
                          f"for {len(functions)} functions")
     if use_reentrant is None:
-        warnings.warn("ember.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
-                      "use_reentrant=False is recommended; use_reentrant=True keeps PyTorch's current default.",
-                      UserWarning, stacklevel=2)
-        use_reentrant = True
+        use_reentrant = _default_reentrant()
 
     def run(start: int, end: int):
         def forward(x: Any):
