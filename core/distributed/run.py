@@ -69,10 +69,10 @@ def get_args_parser() -> argparse.ArgumentParser:
 
 def _endpoint(parser, value: str):
     """``HOST[:PORT]`` -> ``(host, port or None)``."""
-    host, sep, port = value.strip().rpartition(":")
+    text = value.strip()
+    host, sep, port = text.rpartition(":")
     if not sep:
-        host = port
-        return host or "127.0.0.1", None
+        return text or "127.0.0.1", None
     if not port.isdigit() or not 0 <= int(port) < 65536:
         parser.error(f"--rdzv-endpoint={value!r}: expected HOST or HOST:PORT with a port in [0, 65535]")
     return host or "127.0.0.1", int(port) or None  # port 0 means "any free port", as in torchrun
