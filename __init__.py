@@ -51,7 +51,8 @@ def __getattr__(name):
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
-            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
+            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization",
+             "return_types")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 
 

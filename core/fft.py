@@ -500,3 +500,9 @@ def ifftshift(input, dim=None) -> Tensor:
     """The inverse of :func:`fftshift` (a roll by ``-(n // 2)`` along each of ``dim``)."""
     return _shift(input, dim, -1, "ifftshift")
 
+
+
+# PyTorch's fft functions take ``out=`` (all but the shifts); one helper gives them its rules.
+from .ops._out import add_out_argument  # noqa: E402
+
+add_out_argument(globals(), [n for n in __all__ if n not in ("fftshift", "ifftshift")])

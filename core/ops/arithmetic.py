@@ -13,7 +13,7 @@ from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
            "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "matmul", "mm", "bmm", "dot",
-           "outer", "mv", "addmm"]
+           "vdot", "outer", "mv", "addmm"]
 
 
 def _other_tensor(other):
@@ -564,6 +564,21 @@ def dot(input, other):
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
                            f"{other.dtype}")
     return matmul(input, other)
+
+
+@tensor_method()
+def vdot(input, other):
+    """Inner product of two 1-D tensors, conjugating the first: ``sum(conj(input) * other)``."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                           f"and {other.dtype.scalar_name}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} and "
+                           f"{other.shape[0]} elements respectively")
+    return matmul(input.conj() if input._data.dtype.kind == "c" else input, other)
 
 
 @tensor_method()

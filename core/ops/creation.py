@@ -258,10 +258,18 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _finish(_xp_for(device).logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad)
 
 
-def _random_float(draw, size, dtype):
+def _random_float(draw, size, dtype, complex_scale=1.0):
+    """Draw floats of ``dtype``. A complex dtype draws its real and imaginary parts independently, each scaled by
+    ``complex_scale`` (PyTorch's complex ``randn`` gives each part variance 1/2, so that ``E|z|^2 = 1``)."""
     d = _float_dtype(dtype)
-    if d.category != 2:
-        raise TypeError(f"random floats need a floating-point dtype, got {d}")
+    if d.category == dt.COMPLEX:
+        part = np.float32 if d.np == np.complex64 else np.float64
+        pairs = draw(tuple(size) + (2,), part)
+        if complex_scale != 1.0:
+            pairs *= part(complex_scale)
+        return pairs.view(d.np)[..., 0]
+    if d.category != dt.FLOAT:
+        raise TypeError(f"random floats need a floating-point or complex dtype, got {d}")
     if d.np in (np.float32, np.float64):
         return draw(size, d.np)
     return draw(size, np.float32).astype(d.np)
@@ -281,8 +289,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     g = _gen(generator)
     shape = _size(size, kw.get("size"), "randn")
     _xp_for(device)
-    return _finish(_on_device(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype), device),
-                   requires_grad)
+    return _finish(_on_device(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype,
+                                            math.sqrt(0.5)), device), requires_grad)
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):

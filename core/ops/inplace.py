@@ -7,6 +7,8 @@ node that saved the old value raises PyTorch's error on backward.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as dt
@@ -188,11 +190,15 @@ Tensor.copy_ = copy_
 
 
 # --------------------------------------------------------------------------------------------------------- random
-def _random_fill(self, draw, name):
+def _random_fill(self, draw, name, complex_ok=False):
     _check_leaf(self)
-    if self._data.dtype.kind != "f":
+    kind = self._data.dtype.kind
+    if kind != "f" and not (complex_ok and kind == "c"):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype}")
-    self._data[...] = draw(self._data.shape)
+    if kind == "c":  # fill the real and imaginary parts as one real tensor of twice the size (PyTorch's view_as_real)
+        self._data[...] = draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0]
+    else:
+        self._data[...] = draw(self._data.shape)
     self._bump_version()
     return self
 
@@ -202,7 +208,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     g = _gen(generator)
-    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_")
+    if self._data.dtype.kind == "c":  # each part gets std/sqrt(2), so the complex samples have variance std**2
+        std = std / math.sqrt(2.0)
+    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_", complex_ok=True)
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
