@@ -506,9 +506,16 @@ def _blas_friendly(x):
 
 @tensor_method("matmul", "__matmul__")
 def matmul(input, other):
-    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast."""
+    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast.
+
+    Both operands must have the same dtype (PyTorch does not promote in matmul).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input._data.dtype != other._data.dtype:
+        raise _matmul_dtype_error(input, other)
     a, b = binary_arrays(input, other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
@@ -522,6 +529,20 @@ def matmul(input, other):
         node.save(input, other)
         record(node, out, input, other)
     return out
+
+
+# the C++ names PyTorch's matmul kernels print for a dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _matmul_dtype_error(input, other):
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                            f"and {other.dtype.scalar_name}")
+    names = [_CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name) for t in (input, other)]
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
 
 
 def _rmatmul(self, other):

@@ -14,13 +14,16 @@ import numpy as np
 from .. import dtypes as dt
 from ..autograd.graph import Node
 from ..random import _gen
-from ._base import GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, record, sum_to, wrap
+from ._base import (GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, check_writable, record, sum_to,
+                    wrap)
 from . import arithmetic as _ar
 
 __all__ = []
 
 
 def _check_leaf(self):
+    if not self._data.flags.writeable:
+        check_writable(self)
     if GRAD_ENABLED[0] and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -39,6 +42,7 @@ def _ufunc_inplace(self, other, ufunc, name):
     try:
         ufunc(self._data, b, out=self._data, casting="unsafe")
     except ValueError:
+        check_writable(self)
         shape_b = getattr(b, "shape", ())
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                            f"{list(np.broadcast_shapes(self._data.shape, shape_b))}") from None
@@ -156,6 +160,8 @@ def fill_(self, value):
         node._ctx = value._data.shape
         return _overwrite(self, np.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
     if not GRAD_ENABLED[0] or not self._requires_grad:
+        if not self._data.flags.writeable:
+            check_writable(self)
         self._data.fill(value)
         self._bump_version()
         return self
