@@ -921,6 +921,13 @@ class LinalgLstsqBackward0(Node):
         return ga, gb
 
 
+def _to_batch_of(batch, own):
+    """The index that takes an array of broadcast batch shape ``batch`` down to the batch shape ``own`` (first
+    element along the broadcast dimensions)."""
+    lead = len(batch) - len(own)
+    return tuple([0] * lead + [slice(0, 1) if o == 1 and b != 1 else slice(None) for o, b in zip(own, batch[lead:])])
+
+
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The least-squares solution of ``A X = B``: minimises ``||A X - B||_F`` (minimum norm if rank-deficient).
 
@@ -976,8 +983,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         residuals = res.reshape(batch + (k,))
         if vector:
             residuals = residuals[..., 0]
-    rank = ranks.reshape(batch) if driver != "gels" else xp.empty((0,), dtype=np.int64)
-    singular_values = svals.reshape(batch + (min(m, n),)) if driver in ("gelsd", "gelss") else empty
+    # rank and singular values depend on A alone: they have A's batch shape, not the one broadcast with B's
+    a_batch = _to_batch_of(batch, a.shape[:-2])
+    rank = ranks.reshape(batch)[a_batch] if driver != "gels" else xp.empty((0,), dtype=np.int64)
+    singular_values = (svals.reshape(batch + (min(m, n),))[a_batch] if driver in ("gelsd", "gelss") else empty)
     out = wrap(xp.asarray(sol))
     if GRAD_ENABLED[0] and (A._requires_grad or B._requires_grad):
         node = LinalgLstsqBackward0()

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as _np  # for errstate only
+
 from .. import dtypes as dt
 from ..autograd.graph import Node
 from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_tensor, record, sum_to,
@@ -267,8 +269,21 @@ def _mod_like(input, other, fn, node_cls):
 
 @tensor_method()
 def remainder(input, other):
-    """Python-style modulus: the result has the sign of ``other``."""
-    return _mod_like(input, other, lambda a, b: input._xp.remainder(a, b), RemainderBackward0)
+    """Python-style modulus: a non-zero result has the sign of ``other``."""
+    return _mod_like(input, other, lambda a, b: _remainder_kernel(input._xp, a, b), RemainderBackward0)
+
+
+def _remainder_kernel(xp, a, b):
+    """PyTorch's floating remainder: ``fmod``, then ``+ b`` where a non-zero result's sign differs from ``b``'s. A zero
+    result keeps ``fmod``'s sign, i.e. ``input``'s (``remainder(-3., 3.)`` is ``-0.``), where NumPy's takes ``b``'s."""
+    if a.dtype.kind != "f":
+        return xp.remainder(a, b)
+    with _np.errstate(invalid="ignore", divide="ignore"):
+        mod = xp.fmod(a, b)
+        fix = (mod != 0) & ((xp.asarray(b) < 0) != (mod < 0))
+        if fix.any():
+            mod = xp.where(fix, mod + b, mod)
+    return mod
 
 
 @tensor_method()
