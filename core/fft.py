@@ -520,4 +520,5 @@ def ifftshift(input, dim=None) -> Tensor:
 # PyTorch's fft functions take ``out=`` (all but the shifts); one helper gives them its rules.
 from .ops._out import add_out_argument  # noqa: E402
 
-add_out_argument(globals(), [n for n in __all__ if n not in ("fftshift", "ifftshift")])
+add_out_argument(globals(), [n for n in __all__ if n not in ("fftshift", "ifftshift")],
+                 factories=("fftfreq", "rfftfreq"))

@@ -36,4 +36,6 @@ erf erfc erfinv
 sin cos tan asin acos atan arcsin arccos arctan atan2 arctan2 hypot sinh cosh tanh asinh acosh atanh arcsinh
 arccosh arctanh
 """.split()
-add_out_argument(globals(), _OUT)
+_FACTORIES = {"zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand", "randn", "randint",
+              "randperm"}
+add_out_argument(globals(), _OUT, _FACTORIES)

@@ -30,7 +30,8 @@ from ..autograd.grad_mode import GRAD_ENABLED
 from ..tensor import Tensor, _normalize_dim
 
 __all__ = ["wrap", "record", "tensor_method", "binary_arrays", "sum_to", "normalize_dim", "normalize_dims",
-           "check_tensor", "apply_inplace", "check_writable", "GRAD_ENABLED", "Tensor", "broadcast_error", "as_tensor_arg"]
+           "check_tensor", "apply_inplace", "check_writable", "GRAD_ENABLED", "Tensor", "broadcast_error",
+           "as_tensor_arg"]
 
 wrap = Tensor._make
 

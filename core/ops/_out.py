@@ -30,7 +30,7 @@ def _castable(src, dst) -> bool:
     return src.category <= dst.category
 
 
-def _write_one(out, result, fn):
+def _write_one(out, result, fn, warn_resize=True):
     if not isinstance(out, Tensor):
         raise TypeError(f"{fn}(): argument 'out' must be Tensor, not {type(out).__name__}")
     src, dst = dt.from_numpy_dtype(result._data.dtype), out.dtype
@@ -39,7 +39,7 @@ def _write_one(out, result, fn):
                            f"{dst.scalar_name}")
     shape = result._data.shape
     if out._data.shape != shape:
-        if out._data.size != 0:
+        if out._data.size != 0 and warn_resize:
             warnings.warn(f"An output with one or more elements was resized since it had shape "
                           f"{list(out._data.shape)}, which does not match the required output shape {list(shape)}. "
                           "This behavior is deprecated, and in a future PyTorch release outputs will not be resized "
@@ -51,11 +51,11 @@ def _write_one(out, result, fn):
     return out
 
 
-def write_out(out, result, fn: str):
+def write_out(out, result, fn: str, warn_resize: bool = True):
     """Copy ``result`` (a tensor, or a tuple of tensors) into ``out`` by PyTorch's rules; returns what the op
     returns with ``out=``: ``out`` itself, or the result's tuple type holding the ``out`` tensors."""
     if isinstance(result, Tensor):
-        return _write_one(out, result, fn)
+        return _write_one(out, result, fn, warn_resize)
     if not isinstance(out, (tuple, list)) or len(out) != len(result):
         raise TypeError(f"{fn}(): argument 'out' must be tuple of {len(result)} Tensors, not "
                         f"{type(out).__name__}")
@@ -73,14 +73,20 @@ def _requires_grad(values) -> bool:
     return False
 
 
-def with_out(fn, name: str = None):
-    """``fn`` with a keyword-only ``out=`` argument following PyTorch's rules (see the module docstring)."""
+def with_out(fn, name: str = None, factory: bool = False):
+    """``fn`` with a keyword-only ``out=`` argument following PyTorch's rules (see the module docstring).
+
+    A ``factory`` (``zeros``, ``arange``, ``randn``, ...) creates its result in ``out``'s dtype unless ``dtype`` is
+    given, and resizes ``out`` without a warning, as PyTorch's factories do.
+    """
     name = name or fn.__name__
 
     @functools.wraps(fn)
     def op(*args, out=None, **kwargs):
         if out is None:
             return fn(*args, **kwargs)
+        if factory and kwargs.get("dtype") is None and isinstance(out, Tensor):
+            kwargs["dtype"] = out.dtype
         if GRAD_ENABLED[0] and _requires_grad(args + tuple(kwargs.values()) + (out,)):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                                "differentiation, but one of the arguments requires grad.")
@@ -89,15 +95,16 @@ def with_out(fn, name: str = None):
             result = fn(*args, **kwargs)
         finally:
             GRAD_ENABLED[0] = prev
-        return write_out(out, result, name)
+        return write_out(out, result, name, warn_resize=not factory)
 
     op.has_out_argument = True
     return op
 
 
-def add_out_argument(namespace: dict, names) -> None:
-    """Replace each function ``namespace[name]`` by its :func:`with_out` version (once)."""
+def add_out_argument(namespace: dict, names, factories=()) -> None:
+    """Replace each function ``namespace[name]`` by its :func:`with_out` version (once); ``factories`` are the
+    names among them that create tensors from sizes (see :func:`with_out`)."""
     for name in names:
         fn = namespace[name]
         if not getattr(fn, "has_out_argument", False):
-            namespace[name] = with_out(fn, name)
+            namespace[name] = with_out(fn, name, factory=name in factories)

@@ -403,8 +403,8 @@ def det(input: Tensor) -> Tensor:
 
 @tensor_method("slogdet")
 def slogdet(input: Tensor):
-    """``(sign, logabsdet)`` of the determinant (alias of :func:`ember.linalg.slogdet`)."""
-    return _linalg().slogdet(input)
+    """``(sign, logabsdet)`` of the determinant, as ``ember.return_types.slogdet`` (see ``ember.linalg.slogdet``)."""
+    return _rt.slogdet(*_linalg().slogdet(input))
 
 
 @tensor_method("logdet")

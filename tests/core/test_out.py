@@ -100,3 +100,14 @@ def test_every_listed_function_accepts_out_and_methods_do_not():
         assert getattr(em, name).has_out_argument, name
     assert not hasattr(em.Tensor.add, "has_out_argument")
     assert em.linalg.inv.has_out_argument and em.fft.fft.has_out_argument
+
+
+def test_factories_take_outs_dtype_and_resize_silently():
+    out = em.empty(2, dtype=em.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert em.zeros(3, out=out) is out
+        assert em.arange(4, out=em.empty(1)).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert out.dtype == em.int64 and out.tolist() == [0, 0, 0]
+    assert em.randint(0, 5, (2,), out=em.empty(2, dtype=em.int32)).dtype == em.int32
+    assert em.fft.fftfreq(4, out=em.empty(0, dtype=em.float64)).dtype == em.float64

@@ -20,6 +20,7 @@ X = em.tensor([[3., 1., 2.], [0., 5., 4.]])
     ("aminmax", lambda: em.aminmax(X), ("min", "max")),
     ("histogram", lambda: em.histogram(X, bins=2), ("hist", "bin_edges")),
     ("linalg_slogdet", lambda: em.linalg.slogdet(em.eye(2)), ("sign", "logabsdet")),
+    ("slogdet", lambda: em.slogdet(em.eye(2)), ("sign", "logabsdet")),
 ])
 def test_named_results_print_like_torch_return_types(name, call, fields):
     res = call()
