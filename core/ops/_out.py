@@ -84,7 +84,7 @@ def with_out(fn, name: str = None, factory: bool = False):
     @functools.wraps(fn)
     def op(*args, out=None, **kwargs):
         if out is None:
-            return fn(*args, **kwargs)
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         if factory and kwargs.get("dtype") is None and isinstance(out, Tensor):
             kwargs["dtype"] = out.dtype
         if GRAD_ENABLED[0] and _requires_grad(args + tuple(kwargs.values()) + (out,)):
