@@ -13,7 +13,3 @@ class WrapperMetric(Metric):
 
     def __init_subclass__(cls, **kwargs):
         super(Metric, cls).__init_subclass__(**kwargs)  # skip Metric's update/compute wrapping
-
-    def _sync_dist(self, dist_sync_fn=None, process_group=None) -> None:
-        # the wrapped metrics sync their own states in their compute
-        pass

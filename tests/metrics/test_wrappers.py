@@ -87,7 +87,7 @@ def test_classwise_results_go_into_a_collection_as_separate_keys():
 
 
 # ------------------------------------------------------------------------------------------------ MinMaxMetric
-def test_minmax_matches_torchmetrics_example_and_survives_reset():
+def test_minmax_matches_torchmetrics_example_and_reset_restores_the_bounds():
     minmax = W.MinMaxMetric(M.BinaryAccuracy())
     preds_1 = em.tensor([[0.1, 0.9], [0.2, 0.8]])
     preds_2 = em.tensor([[0.9, 0.1], [0.2, 0.8]])
@@ -96,9 +96,14 @@ def test_minmax_matches_torchmetrics_example_and_survives_reset():
     assert {k: v.item() for k, v in minmax.compute().items()} == {"raw": 1.0, "max": 1.0, "min": 1.0}
     minmax.update(preds_2, labels)
     assert {k: v.item() for k, v in minmax.compute().items()} == {"raw": 0.75, "max": 1.0, "min": 0.75}
+    # forward reports the batch alone and leaves the tracked extremes as they were
+    assert {k: v.item() for k, v in minmax(preds_2, labels).items()} == {"raw": 0.5, "max": 0.5, "min": 0.5}
+    assert {k: v.item() for k, v in minmax.compute().items()} == pytest.approx({"raw": 2 / 3, "max": 1.0,
+                                                                                 "min": 2 / 3})
     minmax.reset()
+    assert minmax.max_val.item() == -math.inf and minmax.min_val.item() == math.inf
     minmax.update(em.tensor([0.9, 0.9]), em.tensor([0, 0]))
-    assert {k: v.item() for k, v in minmax.compute().items()} == {"raw": 0.0, "max": 1.0, "min": 0.0}
+    assert {k: v.item() for k, v in minmax.compute().items()} == {"raw": 0.0, "max": 0.0, "min": 0.0}
 
 
 def test_minmax_rejects_non_scalar_values():
