@@ -459,10 +459,14 @@ def _pointer(data) -> int:
 
 
 def _storage_root(data):
-    """The array that owns the memory ``data`` views (views chain through ``.base``)."""
-    while isinstance(getattr(data, "base", None), type(data)):
-        data = data.base
-    return data
+    """The array that owns the memory ``data`` views. Views chain through ``.base``, sometimes via a non-array
+    holder (NumPy's ``as_strided`` puts a ``DummyArray`` between), so follow the chain to its last array."""
+    root, obj = data, getattr(data, "base", None)
+    while obj is not None:
+        if isinstance(obj, type(data)):
+            root = obj
+        obj = getattr(obj, "base", None)
+    return root
 
 
 def _rebuild(data, requires_grad):

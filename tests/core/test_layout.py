@@ -46,6 +46,9 @@ def test_as_strided_views_the_storage():
     y.mul_(10)  # a view: writes reach the base
     assert x[0].tolist() == [0., 10., 20., 3.] and x[1, 1].item() == 50.
     assert em.as_strided(x, (3, 2), (0, 1)).tolist() == [[0., 10.]] * 3  # overlapping rows are fine
+    z = em.as_strided(x, (2,), (1,), 4)  # a view of a view still knows the whole storage
+    assert z.storage_offset() == 4 and z.untyped_storage().nbytes() == 48
+    assert z.as_strided((3,), (2,), 0).tolist() == [0., 20., 4.]  # storage elements 0, 2 and 4
 
 
 def test_as_strided_out_of_bounds_names_sizes_and_storage():
