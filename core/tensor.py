@@ -323,10 +323,6 @@ class Tensor:
         """The storage (the whole allocation) this tensor views, for ``nbytes()``/``data_ptr()`` introspection."""
         return UntypedStorage(_storage_root(self._data))
 
-    def is_neg(self) -> bool:
-        """Always False: ember has no lazy negation bit, ``neg`` materialises its result."""
-        return False
-
     # -- conversions to Python / NumPy -----------------------------------------------------------------------
     def item(self):
         """The value of a one-element tensor as a Python number."""
