@@ -50,10 +50,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
         u = xp.asarray(g.random((rows.shape[0], num_samples)))
         idx = (u[:, :, None] >= cdf[:, None, :]).sum(axis=2)  # first category whose cdf exceeds u
         idx = xp.minimum(idx, n_cat - 1)
-    else:
-        if bool(((rows > 0).sum(axis=1) < num_samples).any()):
-            raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
-                               "category to sample)")
+    else:  # zero-weight categories come last (only when more samples than positive weights are asked for)
         keys = rows / xp.asarray(g.exponential(1.0, rows.shape))
         idx = xp.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
     return wrap(idx.astype("int64").reshape(data.shape[:-1] + (num_samples,)))

@@ -15,6 +15,9 @@ def test_multinomial_without_replacement_never_repeats_and_skips_zero_weights():
         assert s.dtype == em.int64 and s.shape == (2, 3)
         assert sorted(s[0].tolist()) == [1, 2, 4]  # all three non-zero categories, each once
         assert len(set(s[1].tolist())) == 3
+    # asking for more than the positive weights: those first, then zero-weight categories (PyTorch's CPU kernel)
+    s = em.multinomial(em.tensor([0., 5., 0.]), 3)
+    assert s[0].item() == 1 and sorted(s.tolist()) == [0, 1, 2]
 
 
 def test_multinomial_frequencies_follow_the_weights():
