@@ -57,7 +57,7 @@ def __getattr__(name):
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
-             "multiprocessing", "backends")}
+             "multiprocessing", "backends", "return_types")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data
 

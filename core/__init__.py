@@ -3,10 +3,12 @@
 The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``) load on first access.
 """
 import importlib as _importlib
+import math as _math
 
-from . import autograd, random
+from . import autograd, random, return_types
 from ._formatting import get_printoptions, set_printoptions
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                       set_grad_enabled)
 from .device import device
 from .legacy import set_default_tensor_type
 from .dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
@@ -19,6 +21,10 @@ from .tensor import Size, Tensor
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
+
+# PyTorch's module-level constants (plain Python floats, as ``torch.pi`` is; ``newaxis`` indexes like ``None``)
+nan, inf, pi, e = _math.nan, _math.inf, _math.pi, _math.e
+newaxis = None
 
 _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization", "cuda", "multiprocessing",
          "backends")
@@ -53,10 +59,12 @@ def is_complex(input) -> "bool":
 
 
 __all__ = list(_ops_all) + [
-    "Tensor", "Size", "dtype", "device", "Generator", "autograd", "random", "no_grad", "enable_grad",
-    "set_grad_enabled", "inference_mode", "is_grad_enabled", "manual_seed", "seed", "initial_seed",
+    "Tensor", "Size", "dtype", "device", "Generator", "autograd", "random", "return_types", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled", "manual_seed", "seed",
+    "initial_seed",
     "get_rng_state", "set_rng_state", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
     "is_floating_point", "is_complex", "set_printoptions", "get_printoptions", "set_default_tensor_type",
+    "nan", "inf", "pi", "e", "newaxis",
 ]

@@ -148,16 +148,20 @@ class FftC2CBackward0(Node):
         return (g.real if real_input else g,)
 
 
-def _c2c(x: Tensor, dims, sizes, norm: str, forward: bool) -> Tensor:
+def _c2c(x: Tensor, dims, sizes, norm: str, forward: bool, real_fill: bool = False) -> Tensor:
     """Complex-to-complex transform of ``x`` over ``dims``, resized to ``sizes`` first (None: as is).
 
-    A float32/float64 ``x`` is transformed as the complex signal ``x + 0i`` (NumPy converts it on the fly).
+    A float32/float64 ``x`` is transformed as the complex signal ``x + 0i`` (NumPy converts it on the fly); with
+    ``real_fill`` (the 1-D ``fft``/``ifft`` of a real signal) it is computed as PyTorch does, so that the signs of
+    zero agree: the one-sided transform, its mirror filled with conjugates, conjugated as a whole for the inverse.
     """
     xp = x._xp
     data = x._data
     cdtype = data.dtype if data.dtype.kind == "c" else _COMPLEX_OF[data.dtype]
     if not dims:
         out = wrap(data.astype(cdtype))
+    elif real_fill and data.dtype.kind != "c" and len(dims) == 1:
+        out = wrap(_cast_out(_real_full_spectrum(xp, data, sizes[0], dims[0], norm, forward), cdtype))
     else:
         fn = xp.fft.fftn if forward else xp.fft.ifftn
         out = wrap(_cast_out(fn(data, s=sizes, axes=dims, norm=norm), cdtype))
@@ -166,6 +170,17 @@ def _c2c(x: Tensor, dims, sizes, norm: str, forward: bool) -> Tensor:
         node._ctx = (dims, norm, forward, tuple(data.shape[d] for d in dims), data.dtype.kind != "c")
         record(node, out, x)
     return out
+
+
+def _real_full_spectrum(xp, data, n: int, dim: int, norm: str, forward: bool):
+    """The full length-``n`` spectrum of real ``data`` along ``dim`` from its one-sided transform (PyTorch's r2c with
+    ``onesided=False``): bins past ``n // 2`` are the conjugates of their mirrors, and the inverse is the conjugate
+    of the forward transform scaled as the inverse."""
+    half = xp.fft.rfft(data, n=n, axis=dim, norm=norm if forward else _DUAL[norm])
+    h = half.shape[dim]
+    mirror = xp.conj(xp.flip(xp.take(half, xp.arange(1, n - h + 1), axis=dim), axis=dim))
+    full = xp.concatenate([half, mirror], axis=dim)
+    return full if forward else xp.conj(full)
 
 
 def _half_weights(xp, n_full: int, n_half: int, ndim: int, dim: int, dtype, value: float):
@@ -228,7 +243,7 @@ def _c2r(x: Tensor, dims, sizes, norm: str) -> Tensor:
 
 
 # ---------------------------------------------------------------------------------------------- complex transforms
-def _c2c_api(input, sizes, dims, norm, forward, fname):
+def _c2c_api(input, sizes, dims, norm, forward, fname, real_fill=False):
     check_tensor(input, "input", fname)
     norm = _norm(norm)
     x = input
@@ -236,7 +251,7 @@ def _c2c_api(input, sizes, dims, norm, forward, fname):
         rd = _real_dtype(x, fname)  # integers -> default float; float16 is rejected
         if x._data.dtype != rd:
             x = x.to(dt.from_numpy_dtype(rd))
-    return _c2c(x, dims, sizes, norm, forward)
+    return _c2c(x, dims, sizes, norm, forward, real_fill)
 
 
 def fft(input, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None) -> Tensor:
@@ -255,7 +270,7 @@ def fft(input, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = Non
     """
     check_tensor(input, "input", "fft")
     sizes, dims = _one_dim(input, n, dim)
-    return _c2c_api(input, sizes, dims, norm, True, "fft")
+    return _c2c_api(input, sizes, dims, norm, True, "fft", real_fill=True)
 
 
 def ifft(input, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = None) -> Tensor:
@@ -265,7 +280,7 @@ def ifft(input, n: Optional[int] = None, dim: int = -1, norm: Optional[str] = No
     """
     check_tensor(input, "input", "ifft")
     sizes, dims = _one_dim(input, n, dim)
-    return _c2c_api(input, sizes, dims, norm, False, "ifft")
+    return _c2c_api(input, sizes, dims, norm, False, "ifft", real_fill=True)
 
 
 def fftn(input, s: Optional[Sequence[int]] = None, dim: Optional[Sequence[int]] = None,
@@ -500,3 +515,10 @@ def ifftshift(input, dim=None) -> Tensor:
     """The inverse of :func:`fftshift` (a roll by ``-(n // 2)`` along each of ``dim``)."""
     return _shift(input, dim, -1, "ifftshift")
 
+
+
+# PyTorch's fft functions take ``out=`` (all but the shifts); one helper gives them its rules.
+from .ops._out import add_out_argument  # noqa: E402
+
+add_out_argument(globals(), [n for n in __all__ if n not in ("fftshift", "ifftshift")],
+                 factories=("fftfreq", "rfftfreq"))

@@ -14,11 +14,10 @@ which names the batch element when the input is batched.
 """
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 
 from . import dtypes as dt
+from . import return_types as _rt
 from .autograd.graph import Node
 from .ops._base import GRAD_ENABLED, Tensor, broadcast_error, check_tensor, normalize_dim, record, record_multi, \
     sum_to, wrap
@@ -33,14 +32,14 @@ class LinAlgError(RuntimeError):
     """Raised when a linear-algebra routine fails on its input (singular or not positive-definite matrices)."""
 
 
-SlogdetResult = collections.namedtuple("slogdet", ["sign", "logabsdet"])
-QRResult = collections.namedtuple("qr", ["Q", "R"])
-EighResult = collections.namedtuple("eigh", ["eigenvalues", "eigenvectors"])
-SVDResult = collections.namedtuple("svd", ["U", "S", "Vh"])
-LstsqResult = collections.namedtuple("lstsq", ["solution", "residuals", "rank", "singular_values"])
-InvExResult = collections.namedtuple("inv_ex", ["inverse", "info"])
-CholeskyExResult = collections.namedtuple("cholesky_ex", ["L", "info"])
-SolveExResult = collections.namedtuple("solve_ex", ["result", "info"])
+SlogdetResult = _rt.linalg_slogdet
+QRResult = _rt.linalg_qr
+EighResult = _rt.linalg_eigh
+SVDResult = _rt.linalg_svd
+LstsqResult = _rt.linalg_lstsq
+InvExResult = _rt.linalg_inv_ex
+CholeskyExResult = _rt.linalg_cholesky_ex
+SolveExResult = _rt.linalg_solve_ex
 
 _FLOATING = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
 _REAL_DTYPE = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
@@ -922,6 +921,13 @@ class LinalgLstsqBackward0(Node):
         return ga, gb
 
 
+def _to_batch_of(batch, own):
+    """The index that takes an array of broadcast batch shape ``batch`` down to the batch shape ``own`` (first
+    element along the broadcast dimensions)."""
+    lead = len(batch) - len(own)
+    return tuple([0] * lead + [slice(0, 1) if o == 1 and b != 1 else slice(None) for o, b in zip(own, batch[lead:])])
+
+
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The least-squares solution of ``A X = B``: minimises ``||A X - B||_F`` (minimum norm if rank-deficient).
 
@@ -977,8 +983,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
         residuals = res.reshape(batch + (k,))
         if vector:
             residuals = residuals[..., 0]
-    rank = ranks.reshape(batch) if driver != "gels" else xp.empty((0,), dtype=np.int64)
-    singular_values = svals.reshape(batch + (min(m, n),)) if driver in ("gelsd", "gelss") else empty
+    # rank and singular values depend on A alone: they have A's batch shape, not the one broadcast with B's
+    a_batch = _to_batch_of(batch, a.shape[:-2])
+    rank = ranks.reshape(batch)[a_batch] if driver != "gels" else xp.empty((0,), dtype=np.int64)
+    singular_values = (svals.reshape(batch + (min(m, n),))[a_batch] if driver in ("gelsd", "gelss") else empty)
     out = wrap(xp.asarray(sol))
     if GRAD_ENABLED[0] and (A._requires_grad or B._requires_grad):
         node = LinalgLstsqBackward0()
@@ -1335,3 +1343,9 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
         record(node, out, input, other)
     return out
 
+
+
+# PyTorch's linalg functions take ``out=`` (all but lstsq and diagonal); one helper gives them its rules.
+from .ops._out import add_out_argument  # noqa: E402
+
+add_out_argument(globals(), [n for n in __all__ if n not in ("LinAlgError", "lstsq", "diagonal")])

@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes as _dt
 from .device import CPU, device as _device_cls, device_of, module_for_device
 
-__all__ = ["Tensor", "Size"]
+__all__ = ["Tensor", "Size", "UntypedStorage"]
 
 
 class Size(tuple):
@@ -300,6 +300,29 @@ class Tensor:
         box = self._version
         return box[0] if box is not None else 0
 
+    # -- memory layout (NumPy's real layout, counted in elements as PyTorch counts it) ------------------------
+    def stride(self, dim=None):
+        """The step in elements between neighbours along each dimension (or along ``dim``), as a tuple of ints."""
+        size = self._data.itemsize
+        strides = tuple(s // size for s in self._data.strides)
+        return strides if dim is None else strides[_normalize_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """True if the elements lie in memory in row-major order without gaps (``stride()`` of a fresh tensor)."""
+        return bool(self._data.flags.c_contiguous)
+
+    def storage_offset(self) -> int:
+        """The index, in elements, of this tensor's first element within its storage (0 unless it is a view)."""
+        return (_pointer(self._data) - _pointer(_storage_root(self._data))) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        """The memory address of the first element."""
+        return _pointer(self._data)
+
+    def untyped_storage(self) -> "UntypedStorage":
+        """The storage (the whole allocation) this tensor views, for ``nbytes()``/``data_ptr()`` introspection."""
+        return UntypedStorage(_storage_root(self._data))
+
     # -- conversions to Python / NumPy -----------------------------------------------------------------------
     def item(self):
         """The value of a one-element tensor as a Python number."""
@@ -392,6 +415,54 @@ class Tensor:
             new._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = new
         return new
+
+
+class UntypedStorage:
+    """The allocation behind a tensor and its views, as ``Tensor.untyped_storage()`` returns it."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        self._array = array
+
+    def nbytes(self) -> int:
+        """The size of the allocation in bytes."""
+        return self._array.nbytes
+
+    def size(self) -> int:
+        """The size of the allocation in bytes (an untyped storage counts bytes)."""
+        return self._array.nbytes
+
+    def data_ptr(self) -> int:
+        """The address of the allocation's first byte."""
+        return _pointer(self._array)
+
+    def element_size(self) -> int:
+        """1: an untyped storage is a sequence of bytes."""
+        return 1
+
+    def __len__(self):
+        return self._array.nbytes
+
+    def __repr__(self):
+        return f"[ember.storage.UntypedStorage(device={device_of(self._array)}) of size {self._array.nbytes}]"
+
+
+def _pointer(data) -> int:
+    if type(data) is np.ndarray:
+        return data.__array_interface__["data"][0]
+    return data.data.ptr  # cupy
+
+
+def _storage_root(data):
+    """The array that owns the memory ``data`` views. Views chain through ``.base``, sometimes via a non-array
+    holder (NumPy's ``as_strided`` puts a ``DummyArray`` between), so follow the chain to its last array."""
+    root, obj = data, getattr(data, "base", None)
+    while obj is not None:
+        if isinstance(obj, type(data)):
+            root = obj
+        obj = getattr(obj, "base", None)
+    return root
 
 
 def _rebuild(data, requires_grad):

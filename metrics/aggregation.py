@@ -20,7 +20,7 @@ from ember.core.ops.creation import full, zeros
 from ember.core.tensor import Tensor
 
 from .metric import Metric
-from .running import Running
+from .wrappers.running import Running
 from .utilities.compute import array_module, module_for_device
 from .utilities.data import dim_zero_cat, wrap
 

@@ -50,10 +50,16 @@ def _copy_state(value):
     return [_copy_tensor(v) if isinstance(v, Tensor) else copy.deepcopy(v) for v in value]
 
 
+def _squeeze_scalar(t):
+    return t.reshape(()) if t.ndim > 0 and t.numel() == 1 else t
+
+
 def _squeeze_if_scalar(value):
-    if isinstance(value, Tensor) and value.ndim > 0 and value.numel() == 1:
-        return value.reshape(())
-    return value
+    """torchmetrics' rule for what ``compute`` returns: every one-element tensor, also inside tuples, lists and
+    dicts (e.g. a one-threshold curve), becomes 0-d."""
+    if isinstance(value, Tensor):
+        return _squeeze_scalar(value)
+    return apply_to_collection(value, Tensor, _squeeze_scalar)
 
 
 def _clone_output(value):

@@ -16,11 +16,14 @@ __all__ = ["backward", "grad"]
 
 
 def _as_tuple(x):
+    """A tensor as a 1-tuple; any other iterable (a list, a generator such as ``model.parameters()``) as a tuple."""
     if x is None:
         return None
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    return (x,)
+    if isinstance(x, _tensor_class()) or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def gradient_edge(t):

@@ -92,8 +92,8 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self):
         self._prev_inf = _INFERENCE[0]
+        _INFERENCE[0] = bool(self._enabled)  # inference_mode(False) leaves inference mode, as PyTorch's guard does
         if self._enabled:
-            _INFERENCE[0] = True
             return super().__enter__()
         self._prev = GRAD_ENABLED[0]
         return self

@@ -30,7 +30,8 @@ from ..autograd.grad_mode import GRAD_ENABLED
 from ..tensor import Tensor, _normalize_dim
 
 __all__ = ["wrap", "record", "tensor_method", "binary_arrays", "sum_to", "normalize_dim", "normalize_dims",
-           "check_tensor", "apply_inplace", "GRAD_ENABLED", "Tensor", "broadcast_error", "as_tensor_arg"]
+           "check_tensor", "apply_inplace", "check_writable", "GRAD_ENABLED", "Tensor", "broadcast_error",
+           "as_tensor_arg"]
 
 wrap = Tensor._make
 
@@ -191,6 +192,19 @@ def sum_to(grad: Tensor, shape) -> Tensor:
     return out.reshape(shape) if out._data.shape != shape else out
 
 
+def check_writable(t: Tensor) -> None:
+    """Raise PyTorch's error before an in-place write into memory shared by several elements (an ``expand()``ed
+    tensor: NumPy marks such views read-only), or into a read-only array."""
+    data = t._data
+    if data.flags.writeable:
+        return
+    if any(st == 0 and n > 1 for st, n in zip(data.strides, data.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    raise RuntimeError("this tensor's memory is read-only (it views a read-only NumPy array); clone() it before "
+                       "writing to it in place")
+
+
 def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
     """Run an in-place op: ``compute(self_value, *args)`` is the out-of-place op giving the new value.
 
@@ -198,6 +212,8 @@ def apply_inplace(self: Tensor, compute, *args, **kwargs) -> Tensor:
     memory see it). With autograd the graph is rebased: ``self`` takes the result's ``grad_fn``, and the op saw a
     copy of the old value, so tensors it saved cannot be changed by the write.
     """
+    if not self._data.flags.writeable:
+        check_writable(self)
     tracking = GRAD_ENABLED[0] and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if tracking and self.grad_fn is None and self._requires_grad:

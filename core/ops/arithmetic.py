@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as _np  # for errstate only
+
 from .. import dtypes as dt
 from ..autograd.graph import Node
 from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_tensor, record, sum_to,
@@ -13,7 +15,7 @@ from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
            "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "matmul", "mm", "bmm", "dot",
-           "outer", "mv", "addmm"]
+           "vdot", "outer", "mv", "addmm"]
 
 
 def _other_tensor(other):
@@ -267,8 +269,21 @@ def _mod_like(input, other, fn, node_cls):
 
 @tensor_method()
 def remainder(input, other):
-    """Python-style modulus: the result has the sign of ``other``."""
-    return _mod_like(input, other, lambda a, b: input._xp.remainder(a, b), RemainderBackward0)
+    """Python-style modulus: a non-zero result has the sign of ``other``."""
+    return _mod_like(input, other, lambda a, b: _remainder_kernel(input._xp, a, b), RemainderBackward0)
+
+
+def _remainder_kernel(xp, a, b):
+    """PyTorch's floating remainder: ``fmod``, then ``+ b`` where a non-zero result's sign differs from ``b``'s. A zero
+    result keeps ``fmod``'s sign, i.e. ``input``'s (``remainder(-3., 3.)`` is ``-0.``), where NumPy's takes ``b``'s."""
+    if a.dtype.kind != "f":
+        return xp.remainder(a, b)
+    with _np.errstate(invalid="ignore", divide="ignore"):
+        mod = xp.fmod(a, b)
+        fix = (mod != 0) & ((xp.asarray(b) < 0) != (mod < 0))
+        if fix.any():
+            mod = xp.where(fix, mod + b, mod)
+    return mod
 
 
 @tensor_method()
@@ -506,9 +521,16 @@ def _blas_friendly(x):
 
 @tensor_method("matmul", "__matmul__")
 def matmul(input, other):
-    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast."""
+    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast.
+
+    Both operands must have the same dtype (PyTorch does not promote in matmul).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     if not isinstance(other, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input._data.dtype != other._data.dtype:
+        raise _matmul_dtype_error(input, other)
     a, b = binary_arrays(input, other)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
@@ -522,6 +544,20 @@ def matmul(input, other):
         node.save(input, other)
         record(node, out, input, other)
     return out
+
+
+# the C++ names PyTorch's matmul kernels print for a dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _matmul_dtype_error(input, other):
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                            f"and {other.dtype.scalar_name}")
+    names = [_CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name) for t in (input, other)]
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
 
 
 def _rmatmul(self, other):
@@ -564,6 +600,21 @@ def dot(input, other):
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
                            f"{other.dtype}")
     return matmul(input, other)
+
+
+@tensor_method()
+def vdot(input, other):
+    """Inner product of two 1-D tensors, conjugating the first: ``sum(conj(input) * other)``."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                           f"and {other.dtype.scalar_name}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} and "
+                           f"{other.shape[0]} elements respectively")
+    return matmul(input.conj() if input._data.dtype.kind == "c" else input, other)
 
 
 @tensor_method()

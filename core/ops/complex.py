@@ -4,8 +4,8 @@ Gradients follow PyTorch's convention: for a real loss ``L`` of a complex tensor
 ``dL/dRe(z) + i dL/dIm(z)``. A holomorphic ``f`` therefore back-propagates ``grad * conj(f'(z))``, and a real input
 that produced a complex output receives ``Re(grad * conj(d out / d x))``.
 
-ember has no lazy conjugate bit: ``conj`` always materialises the conjugate, so ``is_conj`` is always False and
-``resolve_conj``/``resolve_neg`` return their input.
+ember has no lazy conjugate or negation bit: ``conj`` always materialises the conjugate, so ``is_conj`` and
+``is_neg`` are always False and ``resolve_conj``/``resolve_neg`` return their input.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, apply_inplace, broadcast_error, check_tensor, record, sum_to, \
     tensor_method, wrap
 
-__all__ = ["real", "imag", "angle", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
+__all__ = ["real", "imag", "angle", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg",
            "view_as_real", "view_as_complex", "polar", "complex"]
 
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
@@ -158,6 +158,12 @@ def resolve_neg(input):
 @tensor_method()
 def is_conj(input) -> bool:
     """Whether ``input`` carries a lazy conjugate bit; always False in ember."""
+    return False
+
+
+@tensor_method()
+def is_neg(input) -> bool:
+    """Whether ``input`` carries a lazy negation bit; always False in ember (``neg`` materialises its result)."""
     return False
 
 

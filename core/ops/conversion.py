@@ -61,10 +61,11 @@ def _parse_to_args(args, kwargs):
         elif isinstance(a, (dt.dtype,)) or a in (float, int, bool, complex):
             dtype = a
         elif isinstance(a, (str, device_cls)):
-            if isinstance(a, str) and not a.split(":")[0] in ("cpu", "cuda"):
+            # a dtype name ("float64") is a dtype; any other string is a device, so "tpu" gets the device error
+            if isinstance(a, str) and a.replace("ember.", "").replace("torch.", "") in dt._BY_NAME:
                 dtype = a
             else:
-                device = a
+                device = device_cls(a)
         elif isinstance(a, bool):
             copy = a
         elif isinstance(a, int):  # to(0) / to(rank): a GPU index, as in PyTorch

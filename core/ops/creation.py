@@ -43,6 +43,32 @@ def _on_device(arr, device):
     return arr if xp is np else xp.asarray(arr)
 
 
+def _ragged_error(data):
+    """PyTorch's error for ragged nested lists: the sizes are read off the first element at each depth, then every
+    sequence must have the size of its depth ("expected sequence of length 2 at dim 1 (got 1)")."""
+    sizes = []
+    first = data
+    while isinstance(first, (list, tuple)):
+        sizes.append(len(first))
+        first = first[0] if len(first) else None
+
+    def walk(seq, dim):
+        if dim == len(sizes):
+            return None if not isinstance(seq, (list, tuple)) else ValueError(
+                f"expected a number at dim {dim}, got a sequence of length {len(seq)}")
+        if not isinstance(seq, (list, tuple)):
+            return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got a number)")
+        if len(seq) != sizes[dim]:
+            return ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})")
+        for item in seq:
+            err = walk(item, dim + 1)
+            if err is not None:
+                return err
+        return None
+
+    return walk(data, 0)
+
+
 def _infer_array(data, xp, dtype=None):
     """Convert nested Python data to an array with PyTorch's dtype inference (or straight to ``dtype``).
 
@@ -62,7 +88,8 @@ def _infer_array(data, xp, dtype=None):
     try:
         arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype.np)
     except ValueError as exc:
-        raise ValueError(f"expected a sequence of equal-length sequences or numbers ({exc})") from None
+        raise _ragged_error(data) or ValueError(f"expected a sequence of equal-length sequences or numbers "
+                                                f"({exc})") from None
     except TypeError:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}: ember tensors hold numbers") from None
     except OverflowError:
@@ -128,11 +155,17 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
-    """Like NumPy's ``asarray``: share memory unless ``copy=True`` or a conversion is needed."""
+    """Like NumPy's ``asarray``: share memory unless ``copy=True`` or a conversion is needed.
+
+    With ``requires_grad=False`` (the default) the result never requires grad, even for a tensor with a history
+    (it is then that tensor's data, detached); with ``True`` a tensor keeps its history.
+    """
     t = as_tensor(obj, dtype=dtype, device=device)
     if copy:
         t = wrap(t._data.copy())
-    return t.requires_grad_(True) if requires_grad else t
+    if requires_grad:
+        return t.requires_grad_(True)
+    return t.detach() if t._requires_grad else t
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -258,10 +291,18 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _finish(_xp_for(device).logspace(start, end, steps, base=base).astype(_float_dtype(dtype).np), requires_grad)
 
 
-def _random_float(draw, size, dtype):
+def _random_float(draw, size, dtype, complex_scale=1.0):
+    """Draw floats of ``dtype``. A complex dtype draws its real and imaginary parts independently, each scaled by
+    ``complex_scale`` (PyTorch's complex ``randn`` gives each part variance 1/2, so that ``E|z|^2 = 1``)."""
     d = _float_dtype(dtype)
-    if d.category != 2:
-        raise TypeError(f"random floats need a floating-point dtype, got {d}")
+    if d.category == dt.COMPLEX:
+        part = np.float32 if d.np == np.complex64 else np.float64
+        pairs = draw(tuple(size) + (2,), part)
+        if complex_scale != 1.0:
+            pairs *= part(complex_scale)
+        return pairs.view(d.np)[..., 0]
+    if d.category != dt.FLOAT:
+        raise TypeError(f"random floats need a floating-point or complex dtype, got {d}")
     if d.np in (np.float32, np.float64):
         return draw(size, d.np)
     return draw(size, np.float32).astype(d.np)
@@ -281,8 +322,8 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     g = _gen(generator)
     shape = _size(size, kw.get("size"), "randn")
     _xp_for(device)
-    return _finish(_on_device(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype), device),
-                   requires_grad)
+    return _finish(_on_device(_random_float(lambda s, d: g.standard_normal(s, dtype=d), shape, dtype,
+                                            math.sqrt(0.5)), device), requires_grad)
 
 
 def randint(*args, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, **kw):

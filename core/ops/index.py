@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
-from ._base import GRAD_ENABLED, Tensor, apply_inplace, record, sum_to, tensor_method, wrap
+from ._base import GRAD_ENABLED, Tensor, apply_inplace, check_writable, record, sum_to, tensor_method, wrap
 from .shape import _as_view
 
 __all__ = ["index_put"]
@@ -530,6 +530,8 @@ def _setitem(self, key, value):
     """
     parsed = _parse(key, self._data.shape)
     if not (GRAD_ENABLED[0] and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))):
+        if not self._data.flags.writeable:
+            check_writable(self)
         _write(self._data, parsed, _value_array(value, self._data), False)
         self._bump_version()
         return

@@ -7,18 +7,23 @@ node that saved the old value raises PyTorch's error on backward.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
 from ..random import _gen
-from ._base import GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, record, sum_to, wrap
+from ._base import (GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, check_writable, record, sum_to,
+                    wrap)
 from . import arithmetic as _ar
 
 __all__ = []
 
 
 def _check_leaf(self):
+    if not self._data.flags.writeable:
+        check_writable(self)
     if GRAD_ENABLED[0] and self._requires_grad and self.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -37,6 +42,7 @@ def _ufunc_inplace(self, other, ufunc, name):
     try:
         ufunc(self._data, b, out=self._data, casting="unsafe")
     except ValueError:
+        check_writable(self)
         shape_b = getattr(b, "shape", ())
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
                            f"{list(np.broadcast_shapes(self._data.shape, shape_b))}") from None
@@ -154,6 +160,8 @@ def fill_(self, value):
         node._ctx = value._data.shape
         return _overwrite(self, np.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
     if not GRAD_ENABLED[0] or not self._requires_grad:
+        if not self._data.flags.writeable:
+            check_writable(self)
         self._data.fill(value)
         self._bump_version()
         return self
@@ -188,11 +196,15 @@ Tensor.copy_ = copy_
 
 
 # --------------------------------------------------------------------------------------------------------- random
-def _random_fill(self, draw, name):
+def _random_fill(self, draw, name, complex_ok=False):
     _check_leaf(self)
-    if self._data.dtype.kind != "f":
+    kind = self._data.dtype.kind
+    if kind != "f" and not (complex_ok and kind == "c"):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype}")
-    self._data[...] = draw(self._data.shape)
+    if kind == "c":  # fill the real and imaginary parts as one real tensor of twice the size (PyTorch's view_as_real)
+        self._data[...] = draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0]
+    else:
+        self._data[...] = draw(self._data.shape)
     self._bump_version()
     return self
 
@@ -202,7 +214,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     g = _gen(generator)
-    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_")
+    if self._data.dtype.kind == "c":  # each part gets std/sqrt(2), so the complex samples have variance std**2
+        std = std / math.sqrt(2.0)
+    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_", complex_ok=True)
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as dt
+from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
 
@@ -402,8 +403,8 @@ def det(input: Tensor) -> Tensor:
 
 @tensor_method("slogdet")
 def slogdet(input: Tensor):
-    """``(sign, logabsdet)`` of the determinant (alias of :func:`ember.linalg.slogdet`)."""
-    return _linalg().slogdet(input)
+    """``(sign, logabsdet)`` of the determinant, as ``ember.return_types.slogdet`` (see ``ember.linalg.slogdet``)."""
+    return _rt.slogdet(*_linalg().slogdet(input))
 
 
 @tensor_method("logdet")
@@ -419,7 +420,7 @@ def logdet(input: Tensor) -> Tensor:
     return logabs
 
 
-_SolveResult = collections.namedtuple("solve", ["solution", "LU"])
+_SolveResult = _rt.return_type("solve", ("solution", "LU"))
 _warned = set()
 
 
@@ -531,8 +532,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     return _linalg().cross(input, other, dim=dim)
 
 
-_SvdResult = collections.namedtuple("svd", ["U", "S", "V"])
-_QrResult = collections.namedtuple("qr", ["Q", "R"])
+_SvdResult, _QrResult = _rt.svd, _rt.qr
 
 
 @tensor_method("svd")

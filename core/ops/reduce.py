@@ -2,19 +2,18 @@
 from __future__ import annotations
 
 import builtins as _builtins
-import collections
 import numbers
 import warnings
 
 import numpy as np
 
-from .. import dtypes as dt
+from .. import dtypes as dt, return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, normalize_dim, normalize_dims, record, tensor_method, wrap
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
-           "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "norm", "all", "any", "count_nonzero", "nansum",
-           "nanmean"]
+           "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "norm", "dist", "all", "any", "count_nonzero",
+           "nansum", "nanmean"]
 
 
 def _reduced_shape(shape, dims):
@@ -136,20 +135,7 @@ def _floating(input, fn):
                            f"{input.dtype.scalar_name} instead.")
 
 
-def _return_type(name, fields, doc):
-    base = collections.namedtuple(name, fields)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"ember.return_types.{name}(\n{body})"
-
-    return type(name, (base,), {"__slots__": (), "__repr__": __repr__, "__doc__": doc,
-                                "__module__": "ember.return_types"})
-
-
-max_return = _return_type("max", ("values", "indices"), "``(values, indices)`` returned by ``max(input, dim)``.")
-min_return = _return_type("min", ("values", "indices"), "``(values, indices)`` returned by ``min(input, dim)``.")
-aminmax_return = _return_type("aminmax", ("min", "max"), "``(min, max)`` returned by ``aminmax``.")
+max_return, min_return, aminmax_return = _rt.max, _rt.min, _rt.aminmax
 
 
 def _reverse_cumsum(t: Tensor, d: int) -> Tensor:
@@ -745,6 +731,16 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         raise TypeError(f"norm(): argument 'p' must be a number or a string, not {type(p).__name__}")
     dims = _all_dims(dim, input._data.ndim)
     return _vector_norm(input, float(p), dims, keepdim)
+
+
+@tensor_method()
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast), as one number: ``norm(input - other, p)``."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"dist(): argument 'other' must be Tensor, not {type(other).__name__}")
+    if isinstance(p, str) or not isinstance(p, numbers.Real):
+        raise TypeError(f"dist(): argument 'p' must be a number, not {type(p).__name__}")
+    return norm(input - other, p)
 
 
 # ======================================================================================================= logical

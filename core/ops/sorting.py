@@ -11,11 +11,11 @@ propagates NaN and ``nanmedian`` ignores it.
 """
 from __future__ import annotations
 
-import collections
 import warnings
 
 import numpy as np
 
+from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
 
@@ -23,9 +23,9 @@ __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian"
            "unique_consecutive", "bincount", "histc", "histogram", "searchsorted", "bucketize", "cummax", "cummin",
            "diff", "diag", "diag_embed", "diagonal", "trace", "meshgrid", "cartesian_prod"]
 
-_ValuesIndices = {name: collections.namedtuple(name, ["values", "indices"])
+_ValuesIndices = {name: getattr(_rt, name)
                   for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
-_Histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
+_Histogram = _rt.histogram
 
 
 # ------------------------------------------------------------------------------------------------- shared helpers
@@ -520,7 +520,7 @@ def histc(input, bins=100, min=0, max=0) -> Tensor:
 
 
 @tensor_method()
-def histogram(input, bins, *, range=None, weight=None, density=False):
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """A histogram of ``input``: ``(hist, bin_edges)``.
 
     ``bins`` is a number of equal-width bins (over ``range``, default the data's min and max) or a 1-D tensor of

@@ -9,6 +9,7 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook
@@ -16,5 +17,5 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS",
-           "lr_scheduler", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
+           "LBFGS", "lr_scheduler", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]

@@ -17,7 +17,7 @@ from ..functional.classification.precision_recall_curve import (
     _multiclass_precision_recall_curve_tensor_validation, _multiclass_precision_recall_curve_update,
     _multilabel_precision_recall_curve_arg_validation, _multilabel_precision_recall_curve_compute,
     _multilabel_precision_recall_curve_format, _multilabel_precision_recall_curve_tensor_validation,
-    _multilabel_precision_recall_curve_update, _wrap_curves)
+    _multilabel_precision_recall_curve_update, UNDEFINED, _wrap_curves)
 from ..metric import Metric
 from ..utilities.checks import check_task
 from ..utilities.compute import module_for_device
@@ -94,8 +94,8 @@ class BinaryPrecisionRecallCurve(_CurveStates):
 
     def compute(self):
         """``(precision, recall, thresholds)``."""
-        return tuple(wrap(x) for x in _binary_precision_recall_curve_compute(self._final_state(),
-                                                                             self._thresholds_array()))
+        return tuple(wrap(x) for x in _binary_precision_recall_curve_compute(
+            self._final_state(), self._thresholds_array(), undefined=UNDEFINED))
 
 
 class MulticlassPrecisionRecallCurve(_CurveStates):
@@ -126,7 +126,7 @@ class MulticlassPrecisionRecallCurve(_CurveStates):
     def compute(self):
         """Per-class curves: lists when exact, ``(C, T + 1)`` tensors when binned."""
         return _wrap_curves(_multiclass_precision_recall_curve_compute(self._final_state(), self.num_classes,
-                                                                       self._thresholds_array()))
+                                                                       self._thresholds_array(), UNDEFINED))
 
 
 class MultilabelPrecisionRecallCurve(_CurveStates):
@@ -156,8 +156,8 @@ class MultilabelPrecisionRecallCurve(_CurveStates):
 
     def compute(self):
         """Per-label curves: lists when exact, ``(L, T + 1)`` tensors when binned."""
-        return _wrap_curves(_multilabel_precision_recall_curve_compute(self._final_state(), self.num_labels,
-                                                                       self._thresholds_array(), self.ignore_index))
+        return _wrap_curves(_multilabel_precision_recall_curve_compute(
+            self._final_state(), self.num_labels, self._thresholds_array(), self.ignore_index, UNDEFINED))
 
 
 class PrecisionRecallCurve(_ClassificationTaskWrapper):

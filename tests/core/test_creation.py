@@ -84,7 +84,7 @@ def test_tensor_bad_data():
         em.tensor(["a", "b"])
     with pytest.raises(TypeError, match="Could not infer dtype of NoneType"):
         em.tensor(None)
-    with pytest.raises(ValueError, match="expected a sequence of equal-length sequences"):
+    with pytest.raises(ValueError, match=r"expected sequence of length 2 at dim 1 \(got 1\)"):
         em.tensor([[1, 2], [3]])
     with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
         em.tensor([2 ** 64])

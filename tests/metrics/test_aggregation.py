@@ -6,7 +6,7 @@ import pytest
 
 import ember as em
 from ember.metrics import CatMetric, MaxMetric, MeanMetric, MinMetric, RunningMean, RunningSum, SumMetric
-from ember.metrics.running import Running
+from ember.metrics.wrappers import Running
 
 NAN = float("nan")
 

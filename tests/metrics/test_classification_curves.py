@@ -30,9 +30,10 @@ def test_binary_curves_exact(close):
 
 
 def test_binary_curves_binned(close):
-    # thresholds 0, 0.5, 1 (positive when score >= threshold): (tp, fp) = (2, 2), (1, 0), (0, 0)
+    # thresholds 0, 0.5, 1 (positive when score >= threshold): (tp, fp) = (2, 2), (1, 0), (0, 0); the last
+    # precision is 0/0, NaN as in torchmetrics (the average precision below still counts it as 0)
     precision, recall, thresholds = BinaryPrecisionRecallCurve(thresholds=3)(P, T)
-    close((precision, recall, thresholds), ([0.5, 1, 0, 1], [1, 0.5, 0, 0], [0, 0.5, 1]))
+    close((precision, recall, thresholds), ([0.5, 1, float("nan"), 1], [1, 0.5, 0, 0], [0, 0.5, 1]))
     close(BinaryROC(thresholds=[0.0, 0.5, 1.0])(P, T), ([0, 0, 1], [0, 0.5, 1], [1, 0.5, 0]))
     close(BinaryAUROC(thresholds=em.tensor([0.0, 0.5, 1.0]))(P, T), 0.75)
     close(F.binary_average_precision(P, T, thresholds=3), 0.5 * 1 + 0.5 * 0.5)

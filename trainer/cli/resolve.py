@@ -22,7 +22,7 @@ SHORT_NAME_GROUPS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
                                       "HistogramLogger", "ModelSummary", "ProgressBar", "TQDMProgressBar")),
     "loggers": ("ember.trainer.loggers", ("Logger", "TensorBoardLogger", "CSVLogger", "DummyLogger")),
     "optimizers": ("ember.core.optim", ("SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax",
-                                        "NAdam", "RAdam", "LBFGS", "Optimizer")),
+                                        "NAdam", "RAdam", "ASGD", "LBFGS", "Optimizer")),
     "lr_schedulers": ("ember.core.optim.lr_scheduler", None),
     "trainer": ("ember.trainer", ("Trainer", "LightningModule", "LightningDataModule")),
     "nn": ("ember.core.nn", None),

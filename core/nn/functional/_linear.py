@@ -502,33 +502,100 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     idx_k, bag_k = idx[keep], bag_of[keep]
     counts = np.bincount(bag_k, minlength=n_bags)
     freq = _freq_scale(idx_k).astype(weight._data.dtype) if scale_grad_by_freq and idx_k.size else None
-    rows = _gather_rows(weight, (idx_k, n, (d,), -1, freq, (idx_k.size, d)))
-    dtype = weight._data.dtype
-    if mode == "max":
-        nonempty = np.flatnonzero(counts)
-        if nonempty.size == 0:
-            return _segment_sum(rows, bag_k, n_bags)  # all bags empty: zeros, still connected to the graph
-        r = rows._data
-        seg_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[nonempty]
-        best_val = np.maximum.reduceat(r, seg_starts, axis=0)             # (non-empty bags, D)
-        hit = r == np.repeat(best_val, counts[nonempty], axis=0)
-        pos = np.where(hit, np.arange(r.shape[0])[:, None], r.shape[0])
-        first = np.minimum.reduceat(pos, seg_starts, axis=0)              # first maximal row, as PyTorch picks
-        flat = (first * d + np.arange(d)).reshape(-1)
-        picked = _take_rows(rows.reshape(-1, 1), flat, (nonempty.size, d))
-        if nonempty.size == n_bags:
-            return picked
-        return _segment_sum(picked, nonempty, n_bags)
-    if per_sample_weights is not None:
-        psw = per_sample_weights.reshape(-1)
-        if keep.size != total:
-            psw = _take_rows(psw, keep)
-        rows = rows * psw.unsqueeze(1)
-    out = _segment_sum(rows, bag_k, n_bags)
-    if mode == "mean":
-        inv = np.where(counts > 0, 1.0 / np.maximum(counts, 1), 0.0).astype(dtype)
-        out = out * wrap(inv[:, None])
+    plan = _BagPlan(mode, idx_k, bag_k, counts, keep, total, n_bags, n, d, pad, freq)
+    psw = per_sample_weights
+    # One node for the whole op (grad_fn EmbeddingBagBackward0 in every mode, as in PyTorch): the forward runs
+    # without recording, the node's backward is written with differentiable ember ops (so it differentiates again).
+    prev = GRAD_ENABLED[0]
+    GRAD_ENABLED[0] = False
+    try:
+        out = _bag_forward(weight, psw, plan)
+    finally:
+        GRAD_ENABLED[0] = prev
+    if GRAD_ENABLED[0] and (weight._requires_grad or (psw is not None and psw._requires_grad)):
+        node = EmbeddingBagBackward0()
+        node.plan = plan
+        node.save(weight, psw)
+        record(node, out, weight, psw)
     return out
+
+
+class _BagPlan:
+    """What an embedding_bag call reduces: kept indices ``idx`` with their bag ``bag``, bag sizes ``counts``, the
+    kept positions ``keep`` of the ``total`` inputs; for ``mode='max'`` the forward adds the bags that are not
+    empty (``nonempty``) and, per bag and column, the position in ``idx`` of the maximal row (``first``)."""
+
+    __slots__ = ("mode", "idx", "bag", "counts", "keep", "total", "n_bags", "n", "d", "pad", "freq", "nonempty",
+                 "first")
+
+    def __init__(self, mode, idx, bag, counts, keep, total, n_bags, n, d, pad, freq):
+        self.mode, self.idx, self.bag, self.counts, self.keep, self.total = mode, idx, bag, counts, keep, total
+        self.n_bags, self.n, self.d, self.pad, self.freq = n_bags, n, d, pad, freq
+        self.nonempty = self.first = None
+
+    def mean_scale(self, dtype):
+        return np.where(self.counts > 0, 1.0 / np.maximum(self.counts, 1), 0.0).astype(dtype)
+
+
+def _bag_forward(weight, psw, plan):
+    rows = weight._data[plan.idx]
+    if plan.mode == "max":
+        counts = plan.counts
+        nonempty = np.flatnonzero(counts)
+        out = np.zeros((plan.n_bags, plan.d), dtype=rows.dtype)
+        plan.nonempty, plan.first = nonempty, np.zeros((0, plan.d), dtype=np.intp)
+        if nonempty.size:
+            seg_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[nonempty]
+            best_val = np.maximum.reduceat(rows, seg_starts, axis=0)          # (non-empty bags, D)
+            hit = rows == np.repeat(best_val, counts[nonempty], axis=0)
+            pos = np.where(hit, np.arange(rows.shape[0])[:, None], rows.shape[0])
+            plan.first = np.minimum.reduceat(pos, seg_starts, axis=0)         # first maximal row, as PyTorch picks
+            out[nonempty] = best_val
+        return wrap(out)
+    if psw is not None:
+        rows = rows * psw._data.reshape(-1)[plan.keep][:, None]
+    out = _rows_sum(rows, plan.bag, plan.n_bags)
+    if plan.mode == "mean":
+        out *= plan.mean_scale(out.dtype)[:, None]
+    return wrap(out)
+
+
+class EmbeddingBagBackward0(Node):
+    """Backward of ``embedding_bag``: scatter the bag gradients back to the rows that made each bag (scaled by the
+    per-sample weights or the bag size; in max mode only the maximal row of each column), and, for the per-sample
+    weights, the dot product of each row with its bag's gradient."""
+
+    __slots__ = ("plan",)
+
+    def apply(self, grad):
+        weight, psw = self.saved_tensors
+        plan = self.plan
+        n, d = plan.n, plan.d
+        g_weight = g_psw = None
+        if plan.mode == "max":
+            if self.next_functions[0] is not None:
+                flat_pos = (plan.idx[plan.first] * d + np.arange(d)).reshape(-1)
+                picked = grad if plan.nonempty.size == plan.n_bags else _take_rows(grad, plan.nonempty)
+                ctx = (flat_pos, n * d, (), -1, None, (flat_pos.size,))
+                g_weight = _scatter_rows(picked.reshape(-1), ctx).reshape(n, d)
+            return g_weight, None
+        g_rows = _take_rows(grad, plan.bag)                                       # (K, D): each row's bag gradient
+        if plan.mode == "mean":
+            g_rows = g_rows * wrap(plan.mean_scale(grad._data.dtype)[plan.bag][:, None])
+        psw_k = None
+        if psw is not None:
+            psw_k = psw.reshape(-1)
+            if plan.keep.size != plan.total:
+                psw_k = _take_rows(psw_k, plan.keep)
+        if self.next_functions[0] is not None:
+            scaled = g_rows if psw_k is None else g_rows * psw_k.unsqueeze(1)
+            g_weight = _scatter_rows(scaled, (plan.idx, n, (d,), plan.pad, plan.freq, (plan.idx.size, d)))
+        if psw is not None and self.next_functions[1] is not None:
+            g_k = (g_rows * _take_rows(weight, plan.idx)).sum(1)
+            if plan.keep.size != plan.total:  # padded positions get no gradient
+                g_k = _segment_sum(g_k.unsqueeze(1), plan.keep, plan.total)
+            g_psw = g_k.reshape(psw.shape)
+        return g_weight, g_psw
 
 
 # -------------------------------------------------------------------------------------------- vector utilities

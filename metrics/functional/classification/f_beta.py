@@ -1,6 +1,7 @@
 """F-beta score ``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` and its special case F1."""
 from __future__ import annotations
 
+from ....core.dtypes import get_default_dtype
 from ...utilities.checks import check_task
 from ...utilities.compute import safe_divide
 from ...utilities.data import wrap
@@ -17,6 +18,10 @@ def _check_beta(beta) -> None:
 
 
 def _fbeta_reduce(tp, fp, tn, fn, beta, average, multidim_average="global", multilabel=False, zero_division=0):
+    # torchmetrics computes on the integer counts times Python floats, which PyTorch types as the default float
+    # dtype (float32); NumPy would promote int64 * float to float64
+    fdtype = get_default_dtype().np
+    tp, fp, fn = (x.astype(fdtype) if x.dtype.kind in "iub" else x for x in (tp, fp, fn))
     beta2 = beta ** 2
     if average == "binary":
         return safe_divide((1 + beta2) * tp, (1 + beta2) * tp + beta2 * fn + fp, zero_division)

@@ -106,13 +106,21 @@ def _binary_precision_recall_curve_update(preds, target, thresholds):
     return xp.bincount(mapping.reshape(-1), minlength=4 * n_t).reshape(n_t, 2, 2)
 
 
-def _binary_precision_recall_curve_compute(state, thresholds, pos_label=1):
-    """``(precision, recall, thresholds)``: thresholds increasing, precision ending in 1 and recall in 0."""
+# the binned curves' value for a 0/0 precision or recall at a threshold, as torchmetrics returns it
+UNDEFINED = float("nan")
+
+
+def _binary_precision_recall_curve_compute(state, thresholds, pos_label=1, undefined=0.0):
+    """``(precision, recall, thresholds)``: thresholds increasing, precision ending in 1 and recall in 0.
+
+    Binned, a 0/0 precision or recall is ``undefined``: NaN for the public curves (torchmetrics' curves), 0 for the
+    areas computed from them.
+    """
     if thresholds is not None and not isinstance(state, tuple):
         xp = array_module(state)
         tps, fps, fns = state[:, 1, 1], state[:, 0, 1], state[:, 1, 0]
-        precision = safe_divide(tps, tps + fps, xp=xp)
-        recall = safe_divide(tps, tps + fns, xp=xp)
+        precision = safe_divide(tps, tps + fps, undefined, xp=xp)
+        recall = safe_divide(tps, tps + fns, undefined, xp=xp)
         precision = xp.concatenate([precision, xp.ones(1, dtype=precision.dtype)])
         recall = xp.concatenate([recall, xp.zeros(1, dtype=recall.dtype)])
         return precision, recall, thresholds
@@ -152,7 +160,7 @@ def binary_precision_recall_curve(preds, target, thresholds=None, ignore_index=N
         _binary_precision_recall_curve_tensor_validation(p, t, ignore_index)
     p, t, thr = _binary_precision_recall_curve_format(p, t, thresholds, ignore_index)
     state = _binary_precision_recall_curve_update(p, t, thr)
-    return tuple(wrap(x) for x in _binary_precision_recall_curve_compute(state, thr))
+    return tuple(wrap(x) for x in _binary_precision_recall_curve_compute(state, thr, undefined=UNDEFINED))
 
 
 # --------------------------------------------------------------------------------------------------- multiclass
@@ -204,13 +212,14 @@ def _multiclass_precision_recall_curve_update(preds, target, num_classes, thresh
     return xp.bincount(mapping.reshape(-1), minlength=4 * num_classes * n_t).reshape(n_t, num_classes, 2, 2)
 
 
-def _multiclass_precision_recall_curve_compute(state, num_classes, thresholds):
-    """Binned: ``(C, T + 1)`` precision/recall arrays; exact: lists with one curve per class (one-vs-rest)."""
+def _multiclass_precision_recall_curve_compute(state, num_classes, thresholds, undefined=0.0):
+    """Binned: ``(C, T + 1)`` precision/recall arrays (0/0 gives ``undefined``); exact: lists with one curve per class
+    (one-vs-rest)."""
     if thresholds is not None and not isinstance(state, tuple):
         xp = array_module(state)
         tps, fps, fns = state[:, :, 1, 1], state[:, :, 0, 1], state[:, :, 1, 0]
-        precision = safe_divide(tps, tps + fps, xp=xp)
-        recall = safe_divide(tps, tps + fns, xp=xp)
+        precision = safe_divide(tps, tps + fps, undefined, xp=xp)
+        recall = safe_divide(tps, tps + fns, undefined, xp=xp)
         precision = xp.concatenate([precision, xp.ones((1, num_classes), dtype=precision.dtype)])
         recall = xp.concatenate([recall, xp.zeros((1, num_classes), dtype=recall.dtype)])
         return precision.T, recall.T, thresholds
@@ -244,7 +253,7 @@ def multiclass_precision_recall_curve(preds, target, num_classes: int, threshold
         _multiclass_precision_recall_curve_tensor_validation(p, t, num_classes, ignore_index)
     p, t, thr = _multiclass_precision_recall_curve_format(p, t, num_classes, thresholds, ignore_index)
     state = _multiclass_precision_recall_curve_update(p, t, num_classes, thr)
-    return _wrap_curves(_multiclass_precision_recall_curve_compute(state, num_classes, thr))
+    return _wrap_curves(_multiclass_precision_recall_curve_compute(state, num_classes, thr, UNDEFINED))
 
 
 # --------------------------------------------------------------------------------------------------- multilabel
@@ -285,9 +294,9 @@ def _multilabel_precision_recall_curve_update(preds, target, num_labels, thresho
     return xp.bincount(mapping[valid], minlength=4 * num_labels * n_t).reshape(n_t, num_labels, 2, 2)
 
 
-def _multilabel_precision_recall_curve_compute(state, num_labels, thresholds, ignore_index=None):
+def _multilabel_precision_recall_curve_compute(state, num_labels, thresholds, ignore_index=None, undefined=0.0):
     if thresholds is not None and not isinstance(state, tuple):
-        return _multiclass_precision_recall_curve_compute(state, num_labels, thresholds)
+        return _multiclass_precision_recall_curve_compute(state, num_labels, thresholds, undefined)
     preds, target = state
     precision, recall, thres = [], [], []
     for i in range(num_labels):
@@ -316,7 +325,7 @@ def multilabel_precision_recall_curve(preds, target, num_labels: int, thresholds
         _multilabel_precision_recall_curve_tensor_validation(p, t, num_labels, ignore_index)
     p, t, thr = _multilabel_precision_recall_curve_format(p, t, num_labels, thresholds, ignore_index)
     state = _multilabel_precision_recall_curve_update(p, t, num_labels, thr)
-    return _wrap_curves(_multilabel_precision_recall_curve_compute(state, num_labels, thr, ignore_index))
+    return _wrap_curves(_multilabel_precision_recall_curve_compute(state, num_labels, thr, ignore_index, UNDEFINED))
 
 
 def precision_recall_curve(preds, target, task: str, thresholds=None, num_classes=None, num_labels=None,

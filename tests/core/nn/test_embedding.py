@@ -153,3 +153,29 @@ def test_pdist_matches_pairwise_norms():
     i, j = np.triu_indices(4, 1)
     np.testing.assert_allclose(F.pdist(x).detach().numpy(), np.linalg.norm(xn[i] - xn[j], axis=1))
     assert gradcheck(F.pdist, (x,))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_grad_fn_is_one_node_in_every_mode(mode):
+    bag = nn.EmbeddingBag(6, 3, mode=mode)
+    assert type(bag(em.tensor([[1, 2], [3, 3]])).grad_fn).__name__ == "EmbeddingBagBackward0"
+    out = F.embedding_bag(em.tensor([1, 2, 4]), bag.weight, em.tensor([0, 1, 1]), mode=mode)  # with an empty bag
+    assert type(out.grad_fn).__name__ == "EmbeddingBagBackward0"
+    assert repr(out.grad_fn).startswith("<EmbeddingBagBackward0 object")
+
+
+def test_embedding_bag_single_node_gradients_in_float64():
+    w = em.randn(6, 3, dtype=em.float64, requires_grad=True)
+    flat, offsets = em.tensor([1, 0, 4, 4, 2]), em.tensor([0, 2, 2])
+    for mode in ("sum", "mean", "max"):
+        assert gradcheck(lambda t: F.embedding_bag(flat, t, offsets, mode=mode), (w,))
+        assert gradcheck(lambda t: F.embedding_bag(flat, t, offsets, mode=mode, padding_idx=4), (w,))
+        assert gradgradcheck(lambda t: F.embedding_bag(flat, t, offsets, mode=mode, padding_idx=0) ** 2, (w,))
+    psw = em.randn(5, dtype=em.float64, requires_grad=True)
+    assert gradcheck(lambda t, s: F.embedding_bag(flat, t, offsets, mode="sum", per_sample_weights=s, padding_idx=4),
+                     (w, psw))
+    assert gradgradcheck(lambda t, s: F.embedding_bag(flat, t, offsets, mode="sum", per_sample_weights=s) ** 2,
+                         (w, psw))
+    g = F.embedding_bag(flat, w, offsets, mode="sum", per_sample_weights=psw, padding_idx=4).sum()
+    g.backward()
+    assert psw.grad[2].item() == 0 and psw.grad[3].item() == 0  # padded positions get no gradient

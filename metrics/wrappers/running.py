@@ -1,7 +1,7 @@
 """``Running``: a metric over a sliding window of the last ``window`` updates of another metric."""
 from __future__ import annotations
 
-from .metric import Metric, _copy_state
+from ..metric import Metric, _copy_state
 
 __all__ = ["Running"]
 
