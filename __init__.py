@@ -24,6 +24,8 @@ _LAZY = {
     "distributed": ("ember.core.distributed", None),
     "fft": ("ember.core.fft", None),
     "linalg": ("ember.core.linalg", None),
+    "profiler": ("ember.core.profiler", None),
+    "profilers": ("ember.trainer.profilers", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -51,8 +53,10 @@ def __getattr__(name):
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
-            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
+            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization",
+             "profiler")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
+_ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 
 
 class _AliasLoader(_abc.Loader):

@@ -16,7 +16,7 @@ class Recorder:
         self.depth -= 1
         self.events.append(f"/{token}:{type(result).__name__}")
 
-    def enter_node(self, node):
+    def enter_node(self, node, grads):
         self.events.append("B:" + type(node).__name__)
         return node
 
