@@ -6,7 +6,8 @@ import pytest
 
 NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "ember.nn.utils", "ember.optim",
               "ember.optim.lr_scheduler", "ember.data", "ember.autograd", "ember.fft", "ember.linalg",
-              "ember.metrics", "ember.metrics.functional", "ember.callbacks", "ember.loggers", "ember.trainer"]
+              "ember.metrics", "ember.metrics.functional", "ember.callbacks", "ember.loggers", "ember.trainer",
+              "ember.profiler", "ember.profilers"]
 
 
 def _public(module):
