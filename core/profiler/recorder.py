@@ -26,7 +26,9 @@ _ACTIVE = [None]
 _EMBER_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _LIBRARY_DIRS = tuple(os.path.join(_EMBER_ROOT, d) + os.sep for d in ("core", "trainer", "callbacks", "metrics"))
 
-# raw event slots
+_native_id = threading.get_native_id
+
+# raw event slots (a trace name of None means the same as the name)
 _SEQ, _NAME, _TRACE_NAME, _CATEGORY, _TID, _START, _END, _SHAPES, _STACK, _BYTES = range(10)
 
 
@@ -42,6 +44,7 @@ class Recorder:
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
+        self._plain = not (record_shapes or profile_memory or with_stack)
         self.raw = []
         self._seq = itertools.count()
         self._local = threading.local()
@@ -76,7 +79,7 @@ class Recorder:
     # ------------------------------------------------------------------------------------------------- ranges
     def begin(self, name: str, trace_name: str, category: str, shapes=None) -> list:
         """Open a range on this thread; pass the returned event to :meth:`end`."""
-        event = [next(self._seq), name, trace_name, category, threading.get_native_id(), 0, None, shapes,
+        event = [next(self._seq), name, trace_name, category, _native_id(), 0, None, shapes,
                  _user_stack() if self.with_stack else None, 0]
         self.raw.append(event)
         event[_START] = perf_counter_ns()  # last, so the bookkeeping above is not timed as part of the range
@@ -90,10 +93,15 @@ class Recorder:
     # ----------------------------------------------------------------------------------- op and node observer
     def enter(self, name, fn, args, kwargs):
         """Before an op: open ``ember::<name>``."""
+        if self._plain:  # the common case, inlined: this runs for every op while recording
+            event = [next(self._seq), "ember::" + name, None, "cpu_op", _native_id(), 0, None, None, None, 0]
+            self.raw.append(event)
+            event[_START] = perf_counter_ns()
+            return event
         shapes = _input_shapes(args, kwargs) if self.record_shapes else None
         if self.profile_memory:
             self._push_frame((args, tuple(kwargs.values())))
-        return self.begin("ember::" + name, "ember::" + name, "cpu_op", shapes)
+        return self.begin("ember::" + name, None, "cpu_op", shapes)
 
     def exit(self, event, result) -> None:
         """After an op: close its range and count the arrays it created."""
@@ -171,7 +179,7 @@ class Recorder:
         out = []
         for raw in self.raw:
             end = raw[_END] if raw[_END] is not None else stop
-            out.append(FunctionEvent(raw[_SEQ], raw[_NAME], raw[_TRACE_NAME], raw[_CATEGORY], raw[_TID],
+            out.append(FunctionEvent(raw[_SEQ], raw[_NAME], raw[_TRACE_NAME] or raw[_NAME], raw[_CATEGORY], raw[_TID],
                                      (raw[_START] - origin) / 1000.0, (end - origin) / 1000.0, raw[_SHAPES],
                                      raw[_STACK], raw[_BYTES]))
         build_tree(out)
