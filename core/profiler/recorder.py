@@ -215,8 +215,8 @@ def _shape(value):
 
 def _input_shapes(args, kwargs) -> list:
     shapes = [_shape(a) for a in args]
-    if kwargs:
-        shapes += [_shape(v) for v in kwargs.values()]
+    if kwargs:  # keyword arguments in order, but not ember's private ones (``_who``)
+        shapes += [_shape(v) for k, v in kwargs.items() if not k.startswith("_")]
     return shapes
 
 

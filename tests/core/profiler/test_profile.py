@@ -257,3 +257,20 @@ def test_profile_start_stop_without_context_manager():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert em.ones(2).sum().item() == 2.0
+
+
+def test_layers_show_their_ops_as_pytorch_names_them():
+    net = em.nn.Sequential(em.nn.Conv2d(1, 2, 3), em.nn.ConvTranspose2d(2, 1, 3), em.nn.Conv1d(1, 1, 1, bias=False))
+    x = em.randn(1, 1, 5, 5, requires_grad=True)
+    with profile(record_shapes=True) as prof:
+        y = net[1](net[0](x))
+        net[2](y.view(1, 1, 25)).sum().backward()
+    events = prof.events()
+    (conv,) = _by_name(events, "ember::conv2d")
+    assert conv.cpu_parent.name == "nn.Module: Conv2d_0"
+    assert conv.input_shapes == [[1, 1, 5, 5], [2, 1, 3, 3], [2], [], [], [], []]  # _who is not an input
+    assert _by_name(events, "ember::conv_transpose2d")[0].cpu_parent.name == "nn.Module: ConvTranspose2d_0"
+    assert _by_name(events, "ember::conv1d")[0].cpu_parent.name == "nn.Module: Conv1d_0"
+    assert {e.name for e in events if e.name.endswith("Backward0")} >= {"SumBackward0", "ViewBackward0"}
+    with pytest.raises(RuntimeError, match=r"^Conv2d\(1, 2, kernel_size=\(3, 3\)"):  # errors still name the layer
+        net[0](em.randn(1, 3, 5, 5))
