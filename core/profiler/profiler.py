@@ -11,6 +11,7 @@ import os
 import warnings
 from typing import Callable, Iterable, Optional
 
+from .events import EventList
 from .recorder import Recorder
 
 __all__ = ["ProfilerActivity", "ProfilerAction", "schedule", "tensorboard_trace_handler", "profile",
@@ -223,7 +224,7 @@ class profile:
         if recorder is None:
             return
         recorder.stop()
-        self._events = recorder.events() if self._record_cpu else None
+        self._events = recorder.events() if self._record_cpu else EventList()  # nothing ember can record
 
     def _trace_ready(self) -> None:
         if self.on_trace_ready is not None:

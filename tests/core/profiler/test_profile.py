@@ -274,3 +274,11 @@ def test_layers_show_their_ops_as_pytorch_names_them():
     assert {e.name for e in events if e.name.endswith("Backward0")} >= {"SumBackward0", "ViewBackward0"}
     with pytest.raises(RuntimeError, match=r"^Conv2d\(1, 2, kernel_size=\(3, 3\)"):  # errors still name the layer
         net[0](em.randn(1, 3, 5, 5))
+
+
+def test_cuda_only_records_nothing_and_says_why():
+    with pytest.warns(UserWarning, match="ignoring ProfilerActivity.CUDA"):
+        prof = profile(activities=[ProfilerActivity.CUDA])
+    with prof:
+        em.ones(3).sum()
+    assert list(prof.events()) == [] and prof.key_averages().table() == ""
