@@ -5,6 +5,8 @@ Times are in microseconds, memory in bytes, as in ``torch.autograd.profiler_util
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 import json
 from operator import attrgetter
@@ -49,7 +51,7 @@ class FunctionEvent(_DeviceZeros):
         trace_name: the name the Chrome trace shows.
         category: ``"cpu_op"``, ``"autograd"``, ``"python_function"`` or ``"user_annotation"``.
         thread: the id of the thread that ran it.
-        time_range: an :class:`Interval` in microseconds.
+        time_range: an :class:`Interval` in microseconds since the profiler started.
         input_shapes: the shapes of its inputs (``record_shapes=True``), ``[]`` for a non-tensor argument.
         stack: the user's source lines that led to it, innermost first (``with_stack=True``).
         self_cpu_memory_usage: bytes of the arrays it created itself (``profile_memory=True``).
@@ -59,14 +61,15 @@ class FunctionEvent(_DeviceZeros):
 
     count = 1
 
-    def __init__(self, id, name, trace_name, category, thread, start_us, end_us, input_shapes=None, stack=None,
+    def __init__(self, id, name, trace_name, category, thread, start_ns, end_ns, input_shapes=None, stack=None,
                  self_cpu_memory_usage=0):
         self.id = id
         self.name = name
         self.trace_name = trace_name
         self.category = category
         self.thread = thread
-        self.time_range = Interval(start_us, end_us)
+        self._ns = (start_ns, end_ns)  # exact integers, for the trace file
+        self.time_range = Interval(start_ns / 1000.0, end_ns / 1000.0)
         self.input_shapes = input_shapes if input_shapes is not None else []
         self.stack = stack if stack is not None else []
         self.self_cpu_memory_usage = self_cpu_memory_usage
@@ -259,8 +262,25 @@ def remove_duplicates(events: list) -> list:
     return [event for event in events if event.id not in removed] if removed else events
 
 
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic GC while building many objects that all survive (it would rescan them again and again)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def write_chrome_trace(events, path) -> None:
     """Write ``events`` as Chrome's JSON trace format: complete (``"ph": "X"``) events plus process/thread names."""
+    with gc_paused():
+        _write_chrome_trace(events, path)
+
+
+def _write_chrome_trace(events, path) -> None:
     import os
     from ..serialization import atomic_write
     pid = os.getpid()
@@ -274,8 +294,9 @@ def write_chrome_trace(events, path) -> None:
             args["Input Dims"] = event.input_shapes
         if event.self_cpu_memory_usage:
             args["Allocated Bytes"] = event.self_cpu_memory_usage
+        start, end = event._ns
         trace.append({"ph": "X", "cat": event.category, "name": event.trace_name, "pid": pid, "tid": event.thread,
-                      "ts": round(event.time_range.start, 3), "dur": round(event.cpu_time_total, 3), "args": args})
+                      "ts": start / 1000, "dur": (end - start) / 1000, "args": args})
     document = {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace,
                 "traceName": os.fspath(path)}
     data = json.dumps(document).encode("utf-8")

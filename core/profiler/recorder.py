@@ -15,7 +15,7 @@ from time import perf_counter_ns, time_ns
 
 from ..observe import observe_nodes, observe_ops
 from ..tensor import Tensor
-from .events import EventList, FunctionEvent, build_tree, remove_duplicates
+from .events import EventList, FunctionEvent, build_tree, gc_paused, remove_duplicates
 
 __all__ = ["Recorder", "active_recorder"]
 
@@ -174,13 +174,17 @@ class Recorder:
     # ------------------------------------------------------------------------------------------------- result
     def events(self) -> EventList:
         """The recorded events as an EventList, linked into a call tree (ranges still open end at stop)."""
+        with gc_paused():
+            return self._events()
+
+    def _events(self) -> EventList:
         stop = self.stop_ns if self.stop_ns is not None else perf_counter_ns()
         origin = self.start_ns
         out = []
         for raw in self.raw:
             end = raw[_END] if raw[_END] is not None else stop
             out.append(FunctionEvent(raw[_SEQ], raw[_NAME], raw[_TRACE_NAME] or raw[_NAME], raw[_CATEGORY], raw[_TID],
-                                     (raw[_START] - origin) / 1000.0, (end - origin) / 1000.0, raw[_SHAPES],
+                                     raw[_START] - origin, end - origin, raw[_SHAPES],
                                      raw[_STACK], raw[_BYTES]))
         build_tree(out)
         return EventList(remove_duplicates(out), profile_memory=self.profile_memory)
