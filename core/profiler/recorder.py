@@ -11,13 +11,13 @@ import itertools
 import os
 import sys
 import threading
-from time import perf_counter_ns, time_ns
+from time import perf_counter_ns
 
 from ..observe import observe_nodes, observe_ops
 from ..tensor import Tensor
 from .events import EventList, FunctionEvent, build_tree, gc_paused, remove_duplicates
 
-__all__ = ["Recorder", "active_recorder"]
+__all__ = ["Recorder"]
 
 # the recorder that is recording, if any: record_function reads it (one slot, so checking it costs one index)
 _ACTIVE = [None]
@@ -30,11 +30,6 @@ _native_id = threading.get_native_id
 
 # raw event slots (a trace name of None means the same as the name)
 _SEQ, _NAME, _TRACE_NAME, _CATEGORY, _TID, _START, _END, _SHAPES, _STACK, _BYTES = range(10)
-
-
-def active_recorder():
-    """The :class:`Recorder` currently recording, or None."""
-    return _ACTIVE[0]
 
 
 class Recorder:
@@ -52,7 +47,7 @@ class Recorder:
         self._class_counts = {}
         self._modules = []  # keeps the named modules alive, so their ids stay theirs while recording
         self._exit = contextlib.ExitStack()
-        self.start_ns = self.stop_ns = self.wall_start_ns = None
+        self.start_ns = self.stop_ns = None
 
     # ------------------------------------------------------------------------------------------------ lifetime
     def start(self) -> None:
@@ -65,7 +60,7 @@ class Recorder:
         self._exit.enter_context(observe_nodes(self))
         self._exit.callback(register_module_forward_pre_hook(self._module_enter).remove)
         self._exit.callback(register_module_forward_hook(self._module_exit, always_call=True).remove)
-        self.wall_start_ns, self.start_ns = time_ns(), perf_counter_ns()
+        self.start_ns = perf_counter_ns()
         _ACTIVE[0] = self
 
     def stop(self) -> None:
