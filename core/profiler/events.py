@@ -202,9 +202,10 @@ class EventList(list):
             total.add(event)
         return total
 
-    def export_chrome_trace(self, path) -> None:
-        """Write the events as a Chrome trace (``chrome://tracing``, https://ui.perfetto.dev); ``.gz`` compresses."""
-        write_chrome_trace(self, path)
+    def export_chrome_trace(self, path, metadata=None) -> None:
+        """Write the events as a Chrome trace (``chrome://tracing``, https://ui.perfetto.dev); ``.gz`` compresses.
+        ``metadata`` (a dict of strings) is added to the trace's top level."""
+        write_chrome_trace(self, path, metadata)
 
     def export_stacks(self, path, metric: str = "self_cpu_time_total") -> None:
         """Write ``file(line): function;...;... value`` lines (flame graph input) for events recorded with stacks."""
@@ -274,13 +275,13 @@ def gc_paused():
             gc.enable()
 
 
-def write_chrome_trace(events, path) -> None:
+def write_chrome_trace(events, path, metadata=None) -> None:
     """Write ``events`` as Chrome's JSON trace format: complete (``"ph": "X"``) events plus process/thread names."""
     with gc_paused():
-        _write_chrome_trace(events, path)
+        _write_chrome_trace(events, path, metadata or {})
 
 
-def _write_chrome_trace(events, path) -> None:
+def _write_chrome_trace(events, path, metadata) -> None:
     import os
     from ..serialization import atomic_write
     pid = os.getpid()
@@ -297,7 +298,7 @@ def _write_chrome_trace(events, path) -> None:
         start, end = event._ns
         trace.append({"ph": "X", "cat": event.category, "name": event.trace_name, "pid": pid, "tid": event.thread,
                       "ts": start / 1000, "dur": (end - start) / 1000, "args": args})
-    document = {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace,
+    document = {"schemaVersion": 1, **metadata, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace,
                 "traceName": os.fspath(path)}
     data = json.dumps(document).encode("utf-8")
     if os.fspath(path).endswith(".gz"):

@@ -115,7 +115,8 @@ class profile:
         record_shapes: record each op's input shapes (``key_averages(group_by_input_shape=True)``).
         profile_memory: record the bytes each op allocated (the arrays it created).
         with_stack: record the user's source location of each event (``key_averages(group_by_stack_n=N)``).
-        with_flops, with_modules, experimental_config, execution_trace_observer, acc_events: accepted for PyTorch
+        with_flops: accepted with a warning: ember does not estimate FLOPs.
+        with_modules, experimental_config, execution_trace_observer, acc_events: accepted for PyTorch
             compatibility; module forwards are always recorded (``nn.Module: Linear_0``).
 
     Example::
@@ -153,6 +154,8 @@ class profile:
         self.profile_memory = bool(profile_memory)
         self.with_stack = bool(with_stack)
         self.with_flops = bool(with_flops)
+        if self.with_flops:
+            warnings.warn("ember.profiler: with_flops=True is ignored (ember does not estimate FLOPs)", stacklevel=2)
         self.with_modules = bool(with_modules)
         self.on_trace_ready = on_trace_ready
         self.schedule = schedule if schedule is not None else _always_record
@@ -161,6 +164,7 @@ class profile:
         self.current_action = self.schedule(self.step_num)
         self._recorder: Optional[Recorder] = None
         self._events = None
+        self._metadata = {}
         self._step_range = None
         self._running = False
 
@@ -285,7 +289,20 @@ class profile:
 
     def export_chrome_trace(self, path) -> None:
         """Write the last trace as a Chrome trace JSON (``.gz`` compresses) for ``chrome://tracing`` or Perfetto."""
-        self.events().export_chrome_trace(path)
+        self.events().export_chrome_trace(path, self._metadata)
+
+    def add_metadata(self, key: str, value: str) -> None:
+        """Add ``key: value`` (strings) to the top level of the exported traces."""
+        self._metadata[str(key)] = str(value)
+
+    def add_metadata_json(self, key: str, value: str) -> None:
+        """Add ``key`` with ``value`` given as a JSON string to the top level of the exported traces."""
+        import json
+        try:
+            self._metadata[str(key)] = json.loads(value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"add_metadata_json({key!r}, value={value!r}): the value must be a JSON string "
+                             f"({exc})") from None
 
     def export_stacks(self, path, metric: str = "self_cpu_time_total") -> None:
         """Write the last trace's stacks as flame-graph input (needs ``with_stack=True``)."""

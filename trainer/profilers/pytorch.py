@@ -93,6 +93,7 @@ class PyTorchProfiler(Profiler):
             if not self._has_on_trace_ready:
                 kwargs["on_trace_ready"] = self._export_trace
             self.profiler = em_profiler.profile(**kwargs)
+            self.profiler.add_metadata("Framework", "ember")
             self.profiler.start()
         if action_name not in self._recording_map:
             recording = em_profiler.record_function("[pl][profile]" + action_name)

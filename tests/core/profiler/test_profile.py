@@ -282,3 +282,26 @@ def test_cuda_only_records_nothing_and_says_why():
     with prof:
         em.ones(3).sum()
     assert list(prof.events()) == [] and prof.key_averages().table() == ""
+
+
+def test_table_options_and_trace_metadata(tmp_path):
+    lin = em.nn.Linear(2, 2)
+    with profile() as prof:
+        with record_function("outer"):
+            lin(em.ones(1, 2))
+    averages = prof.key_averages()
+    top = averages.table(top_level_events_only=True, time_unit="us", header="MY HEADER").splitlines()
+    assert top[1] == "MY HEADER" and top[3] == "This report only display top-level ops statistics"
+    rows = top[7:-2]
+    assert [r.split()[0] for r in rows] == ["outer"]
+    cells = rows[0].split()
+    assert all(cells[i].endswith("us") for i in (2, 4, 5))  # Self CPU, CPU total, CPU time avg
+    with pytest.raises(ValueError, match="time_unit='min'"):
+        averages.table(time_unit="min")
+    prof.add_metadata("Framework", "ember")
+    prof.add_metadata_json("config", '{"lr": 0.1}')
+    prof.export_chrome_trace(str(tmp_path / "t.json"))
+    doc = json.loads((tmp_path / "t.json").read_text())
+    assert doc["Framework"] == "ember" and doc["config"] == {"lr": 0.1}
+    with pytest.warns(UserWarning, match="with_flops=True is ignored"):
+        profile(with_flops=True)
