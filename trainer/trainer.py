@@ -507,6 +507,7 @@ class Trainer:
         for logger in self.loggers:
             logger.finalize("failed")
         self._teardown()
+        self.profiler.teardown(stage=self.state.fn.value if self.state.fn is not None else None)  # stop recording
         self.state.stage = None
 
     # ------------------------------------------------------------------------------------------------- the run

@@ -217,3 +217,17 @@ def test_pytorch_profiler_with_a_schedule_exports_each_active_cycle(tmp_path):
     report = (tmp_path / "fit-sched.txt").read_text()
     rows = {line.split()[0]: line.split() for line in report.splitlines() if "[pl][profile]" in line}
     assert rows["[pl][profile][Strategy]SingleDeviceStrategy.training_step"][-1] == "2"  # the 2 active steps
+
+
+def test_a_failed_fit_stops_the_ember_profiler():
+    class Failing(Classifier):
+        def training_step(self, batch, batch_idx):
+            raise ValueError("boom")
+
+    add = em.Tensor.__add__
+    with pytest.raises(ValueError, match="boom"):
+        _fit("pytorch", model=Failing())
+    assert em.Tensor.__add__ is add  # the op wrappers are gone
+    with em.profiler.profile() as prof:  # and a new profiler may start
+        em.ones(1) + 1
+    assert [e.name for e in prof.events()] == ["ember::ones", "ember::add"]
