@@ -72,10 +72,25 @@ def idle_rows(ops, pairs=6):
     rows = [(f"{name}: idle / never profiled", statistics.median(idle_times[name]) * 1e6, "us",
              statistics.median(ratios[name]), f"pairs range {min(ratios[name]):.2f}-{max(ratios[name]):.2f}")
             for name in ops]
+    rows.append(("left installed after stop (wrappers, hooks)", _left_installed(), "obj", 1.0,
+                 "0: the idle path is the never-profiled code"))
     t_empty = best(lambda: _empty_with(), 50_000, repeat=9)
     t_rf = best(lambda: _record_function_block(), 50_000, repeat=9)
     rows.append(("record_function block, no profiler", t_rf * 1e6, "us", t_rf / t_empty, "vs an empty `with` block"))
     return rows
+
+
+def _left_installed():
+    """Op wrappers, node observers and global module hooks still present after a profiler stopped."""
+    from ember.core import observe
+    from ember.core.autograd import engine
+    from ember.core.nn.modules import module
+    with profile():
+        em.ones(2) + 1
+    wrapper_code = observe._wrap(len, "len").__code__  # every op wrapper runs this code
+    wrapped = sum(1 for value in vars(em.Tensor).values() if getattr(value, "__code__", None) is wrapper_code)
+    return float(wrapped + len(observe._PATCHES) + len(engine.NODE_OBSERVERS) + len(module._global_forward_hooks)
+                 + len(module._global_forward_pre_hooks))
 
 
 def _empty_with():
