@@ -14,7 +14,7 @@ An op observer has two methods::
 
 A node observer (:func:`observe_nodes`) sees each backward node the engine runs::
 
-    enter_node(node) -> token                  # before ``node.apply``
+    enter_node(node, grads) -> token           # before ``node.apply``, with the gradients it receives
     exit_node(token, node, grads)              # after it, with the gradients the node returned
 
 Several observers may be active at once; they are called in the order they were installed (and exited in reverse).

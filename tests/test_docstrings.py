@@ -9,7 +9,8 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.metrics", "ember.metrics.functional", "ember.callbacks", "ember.loggers", "ember.trainer",
               "ember.cuda", "ember.cuda.amp", "ember.multiprocessing", "ember.backends.cuda", "ember.backends.cudnn",
               "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
-              "ember.utils.backcompat"]
+              "ember.utils.backcompat",
+              "ember.profiler", "ember.profilers"]
 
 
 def _public(module):

@@ -46,6 +46,7 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
     hooks = _overriding_callbacks(trainer, hook_name)
     if not hooks:
         return
+    profiler = _recording_profiler(trainer)
     pl_module = trainer.lightning_module
     prev = None
     if pl_module is not None:
@@ -55,7 +56,11 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
         for cb, fn in hooks:
             if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
                 continue
-            fn(trainer, pl_module, *args, **kwargs)
+            if profiler is None:
+                fn(trainer, pl_module, *args, **kwargs)
+            else:
+                with profiler.profile(f"[Callback]{cb.state_key}.{hook_name}"):
+                    fn(trainer, pl_module, *args, **kwargs)
     finally:
         if pl_module is not None:
             _set_fx(pl_module, prev)
@@ -79,8 +84,12 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
         return None
     prev = pl_module._current_fx_name
     _set_fx(pl_module, hook_name)
+    profiler = _recording_profiler(trainer)
     try:
-        return fn(*args, **kwargs)
+        if profiler is None:
+            return fn(*args, **kwargs)
+        with profiler.profile(_module_action(trainer, pl_module, hook_name)):
+            return fn(*args, **kwargs)
     finally:
         _set_fx(pl_module, prev)
 
@@ -91,4 +100,27 @@ def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> 
     if dm is None:
         return None
     fn = getattr(dm, hook_name, None)
-    return fn(*args, **kwargs) if callable(fn) else None
+    if not callable(fn):
+        return None
+    profiler = _recording_profiler(trainer)
+    if profiler is None:
+        return fn(*args, **kwargs)
+    with profiler.profile(f"[LightningDataModule]{type(dm).__name__}.{hook_name}"):
+        return fn(*args, **kwargs)
+
+
+# -- profiling: Lightning's action names. The step methods and backward run through the strategy in Lightning, so
+# they are named after it ("[Strategy]SingleDeviceStrategy.training_step").
+_STRATEGY_HOOKS = frozenset({"training_step", "validation_step", "test_step", "predict_step", "backward"})
+
+
+def _recording_profiler(trainer):
+    """The trainer's profiler, or None when it records nothing (PassThroughProfiler): then hooks run unwrapped."""
+    profiler = getattr(trainer, "profiler", None)
+    return profiler if profiler is not None and profiler.records else None
+
+
+def _module_action(trainer, pl_module, hook_name: str) -> str:
+    if hook_name in _STRATEGY_HOOKS:
+        return f"[Strategy]{type(trainer.strategy).__name__}.{hook_name}"
+    return f"[LightningModule]{type(pl_module).__name__}.{hook_name}"

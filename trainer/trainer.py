@@ -113,9 +113,8 @@ class Trainer:
         self.benchmark = benchmark
         self._detect_anomaly = bool(detect_anomaly)
         self.inference_mode = inference_mode
-        if profiler is not None:
-            raise MisconfigurationException(f"`Trainer(profiler={profiler!r})`: profilers are not available in ember "
-                                            "yet; remove the flag")
+        from .profilers import resolve_profiler
+        self.profiler = resolve_profiler(profiler)
         if plugins:
             raise MisconfigurationException(f"`Trainer(plugins={plugins!r})`: plugins are not supported by ember")
         self.sync_batchnorm = sync_batchnorm
@@ -508,12 +507,16 @@ class Trainer:
         for logger in self.loggers:
             logger.finalize("failed")
         self._teardown()
+        self.profiler.teardown(stage=self.state.fn.value if self.state.fn is not None else None)  # stop recording
         self.state.stage = None
 
     # ------------------------------------------------------------------------------------------------- the run
     def _run(self, model, ckpt_path):
         fn = self.state.fn
         stage = fn.value
+        if self.profiler.records:  # Lightning's file names: <stage>-<filename>[-<local_rank>].txt in log_dir
+            self.profiler.setup(stage=stage, local_rank=self.local_rank if self.world_size > 1 else None,
+                                log_dir=self.log_dir)
         self._configure_module_callbacks(model)
         # prepare_data: once per node (the datamodule first)
         if self.local_rank == 0:
@@ -563,6 +566,7 @@ class Trainer:
         self._teardown()
         for logger in self.loggers:
             logger.finalize("success")
+        self.profiler.describe()
         return result
 
     def _configure_module_callbacks(self, model) -> None:

@@ -162,7 +162,7 @@ NODE_OBSERVERS: list = []
 
 def _apply_observed(node, buf):
     observers = tuple(NODE_OBSERVERS)
-    tokens = [obs.enter_node(node) for obs in observers]
+    tokens = [obs.enter_node(node, buf) for obs in observers]
     grads = None
     try:
         grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])

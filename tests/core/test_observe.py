@@ -16,7 +16,7 @@ class Recorder:
         self.depth -= 1
         self.events.append(f"/{token}:{type(result).__name__}")
 
-    def enter_node(self, node):
+    def enter_node(self, node, grads):
         self.events.append("B:" + type(node).__name__)
         return node
 
@@ -57,3 +57,19 @@ def test_an_op_that_raises_still_exits_with_none():
 def test_op_names_follow_pytorch():
     assert [op_name(n) for n in ("__radd__", "__imul__", "__truediv__", "__getitem__", "conv2d")] == [
         "add", "mul_", "div", "index", "conv2d"]
+
+
+def test_node_observers_see_the_gradients_a_node_receives():
+    seen = []
+
+    class Grads:
+        def enter_node(self, node, grads):
+            seen.append((type(node).__name__, [g.tolist() for g in grads]))
+
+        def exit_node(self, token, node, grads):
+            pass
+
+    x = em.tensor([1.0, 2.0], requires_grad=True)
+    with observe_nodes(Grads()):
+        (x * 3).backward(em.tensor([10.0, 20.0]))
+    assert seen == [("MulBackward0", [[10.0, 20.0]])]

@@ -45,7 +45,7 @@ TRAINER_FLAG_HELP = {
     "benchmark": "let the backend pick the fastest algorithms",
     "inference_mode": "evaluate under inference mode (no autograd)",
     "use_distributed_sampler": "wrap the loaders' samplers in a DistributedSampler when several processes run",
-    "profiler": "profile the run (not available in ember yet)",
+    "profiler": "profile the run: simple, advanced or pytorch (summary printed or written at the end)",
     "detect_anomaly": "turn on autograd anomaly detection",
     "barebones": "turn off everything that costs time besides the loops (logging, checkpoints, progress)",
     "plugins": "precision or checkpoint IO plugins (not supported in ember)",

@@ -85,7 +85,8 @@ class FitLoop:
             call_module_hook(trainer, "on_train_epoch_start")
             self.epoch_progress.increment_started()
         self._outputs = []
-        self.epoch_loop.run(trainer.train_dataloader)
+        with trainer.profiler.profile("run_training_epoch"):
+            self.epoch_loop.run(trainer.train_dataloader)
         self.epoch_progress.increment_processed()
         module = trainer.lightning_module
         connector = trainer._logger_connector

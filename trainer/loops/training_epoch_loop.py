@@ -90,7 +90,8 @@ class TrainingEpochLoop:
         while not self.done:
             batch_idx = self.batch_progress.current.ready
             try:
-                batch = next(iterator)
+                with trainer.profiler.profile("[_TrainingEpochLoop].train_dataloader_next"):  # Lightning's name
+                    batch = next(iterator)
             except StopIteration:
                 self.batch_progress.is_last_batch = True
                 break
@@ -106,7 +107,8 @@ class TrainingEpochLoop:
         module = trainer.lightning_module
         self.batch_progress.increment_ready()
         trainer._logger_connector.on_train_batch_start(batch)
-        batch = trainer.strategy.batch_to_device(batch, dataloader_idx=0)
+        with trainer.profiler.profile(f"[Strategy]{type(trainer.strategy).__name__}.batch_to_device"):
+            batch = trainer.strategy.batch_to_device(batch, dataloader_idx=0)
         call_callback_hooks(trainer, "on_train_batch_start", batch, batch_idx)
         response = call_module_hook(trainer, "on_train_batch_start", batch, batch_idx)
         if response == -1:
@@ -115,13 +117,14 @@ class TrainingEpochLoop:
             return
         self.batch_progress.increment_started()
         automatic = module.automatic_optimization
-        if automatic:
-            should_step = not self._should_accumulate(batch_idx, is_last)
-            window_start = batch_idx % trainer.accumulate_grad_batches == 0
-            outputs = self.automatic_optimization.run(batch, batch_idx, should_step, window_start)
-        else:
-            should_step = True
-            outputs = self.manual_optimization.run(batch, batch_idx)
+        with trainer.profiler.profile("run_training_batch"):
+            if automatic:
+                should_step = not self._should_accumulate(batch_idx, is_last)
+                window_start = batch_idx % trainer.accumulate_grad_batches == 0
+                outputs = self.automatic_optimization.run(batch, batch_idx, should_step, window_start)
+            else:
+                should_step = True
+                outputs = self.manual_optimization.run(batch, batch_idx)
         self._current_batch_stepped = should_step
         self.batch_progress.increment_processed()
         if automatic and should_step:

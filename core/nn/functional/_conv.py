@@ -613,7 +613,7 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who
     return out.squeeze(0) if unbatched else out
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _who=None):
     r"""Apply a 2-D convolution over an input image made of several input planes.
 
     Args:
@@ -629,10 +629,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     Returns:
         The output of shape :math:`(N, C_{out}, H_{out}, W_{out})`.
     """
-    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d", who=_who)
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, _who=None):
     r"""Apply a 1-D convolution over an input signal made of several input planes.
 
     Args:
@@ -641,7 +641,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         bias: optional bias of shape :math:`(C_{out})`.
         stride, padding, dilation, groups: as in :func:`conv2d`, with single ints.
     """
-    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+    return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d", who=_who)
 
 
 def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fn, who=None):
@@ -701,7 +701,8 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     return out.squeeze(0) if unbatched else out
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
+                     _who=None):
     r"""Apply a 2-D transposed convolution ("deconvolution"), the gradient of :func:`conv2d` w.r.t. its input.
 
     Args:
@@ -717,17 +718,18 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     The output size is :math:`(H - 1) \cdot s - 2p + d (k - 1) + \text{output\_padding} + 1`.
     """
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
-                              "conv_transpose2d")
+                              "conv_transpose2d", who=_who)
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1, *,
+                     _who=None):
     r"""Apply a 1-D transposed convolution; arguments as in :func:`conv_transpose2d` with single ints.
 
     ``input`` is :math:`(N, C_{in}, L)` or :math:`(C_{in}, L)`; ``weight`` is
     :math:`(C_{in}, C_{out}/\text{groups}, kW)`.
     """
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
-                              "conv_transpose1d")
+                              "conv_transpose1d", who=_who)
 
 
 # ------------------------------------------------------------------------------------------------- unfold / fold

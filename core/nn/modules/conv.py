@@ -6,7 +6,9 @@ import numbers
 
 from ...ops.creation import empty
 from .. import init
-from ..functional._conv import _conv_nd, _conv_transpose_nd, _ntuple
+# the layers call the public ops (conv2d, ...), so a profiler or exporter observing ops sees them; ``_who`` makes the
+# errors name the layer
+from ..functional._conv import _ntuple, conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from ..functional._padding import pad
 from ..parameter import Parameter
 from .module import Module
@@ -122,13 +124,12 @@ class _ConvNd(Module):
                                f"{list(input.shape)})")
 
     def _conv_forward(self, input, weight, bias):
+        op = conv1d if self._nd == 1 else conv2d  # the module-level names: an observer's wrapper when observing
         if self.padding_mode != "zeros":
             self._check_input(input)
             padded = pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return _conv_nd(padded, weight, bias, self.stride, 0, self.dilation, self.groups, self._nd,
-                            f"conv{self._nd}d", who=self)
-        return _conv_nd(input, weight, bias, self.stride, self.padding, self.dilation, self.groups, self._nd,
-                        f"conv{self._nd}d", who=self)
+            return op(padded, weight, bias, self.stride, 0, self.dilation, self.groups, _who=self)
+        return op(input, weight, bias, self.stride, self.padding, self.dilation, self.groups, _who=self)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
@@ -238,8 +239,9 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
-        return _conv_transpose_nd(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation, self._nd, f"conv_transpose{self._nd}d", who=self)
+        op = conv_transpose1d if self._nd == 1 else conv_transpose2d
+        return op(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                  self.dilation, _who=self)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
