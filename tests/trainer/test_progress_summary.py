@@ -85,25 +85,86 @@ class Net(em.LightningModule):
 
 def test_summary_table_counts_shapes_and_size():
     table = ModelSummaryTable(Net(), max_depth=1)
-    text = str(table)
-    lines = text.splitlines()
-    assert lines[0].split("|")[1:] == [" Name    ", " Type       ", " Params ", " Mode  ", " In sizes ", " Out sizes"]
-    assert "0 | encoder | Sequential | 144    | train | [5, 8]   | [5, 16]  " == lines[2]
-    assert "1 | head    | Linear     | 34     | train | [5, 16]  | [5, 2]   " == lines[3]
+    lines = str(table).splitlines()
+    assert lines[0] == "  | Name    | Type       | Params | Mode  | FLOPs | In sizes | Out sizes"
+    assert lines[1] == "-" * 78  # Lightning: column widths + 3 per column, one column more than there are
+    assert lines[2] == "0 | encoder | Sequential | 144    | train | 1.3 K | [5, 8]   | [5, 16]  "
+    assert lines[3] == "1 | head    | Linear     | 34     | train | 320   | [5, 16]  | [5, 2]   "
+    assert lines[4] == "2 | frozen  | Linear     | 6      | train | 40    | [5, 2]   | [5, 2]   "
     assert table.trainable_parameters == 144 + 34 and table.total_parameters == 144 + 34 + 6
-    assert lines[-4:] == ["178       Trainable params", "6         Non-trainable params", "184       Total params",
-                          "0.001     Total estimated model params size (MB)"]
+    assert lines[-7:] == ["178       Trainable params", "6         Non-trainable params", "184       Total params",
+                          "0.001     Total estimated model params size (MB)", "5         Modules in train mode",
+                          "0         Modules in eval mode", "1.6 K     Total Flops"]  # 2 x 5 x (8x16 + 16x2 + 2x2)
     assert len(ModelSummaryTable(Net(), max_depth=-1).layers) == 5
 
 
-def test_model_summary_callback_prints_at_fit_start(capsys):
+def test_summary_matches_lightning_docstring_example():
+    """Lightning 2.6's own example (ModelSummary's docstring), byte for byte."""
+    class LitModel(em.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Linear(256, 512), nn.BatchNorm1d(512))
+            self.example_input_array = em.zeros(10, 256)
+
+        def forward(self, x):
+            return self.net(x)
+
+    model = LitModel()
+    model.net[1].eval()
+    assert str(ModelSummaryTable(model, max_depth=-1)) == "\n".join([
+        "  | Name  | Type        | Params | Mode  | FLOPs | In sizes  | Out sizes",
+        "-" * 78,
+        "0 | net   | Sequential  | 132 K  | train | 2.6 M | [10, 256] | [10, 512]",
+        "1 | net.0 | Linear      | 131 K  | train | 2.6 M | [10, 256] | [10, 512]",
+        "2 | net.1 | BatchNorm1d | 1.0 K  | eval  | 0     | [10, 512] | [10, 512]",
+        "-" * 78,
+        "132 K     Trainable params", "0         Non-trainable params", "132 K     Total params",
+        "0.530     Total estimated model params size (MB)", "2         Modules in train mode",
+        "1         Modules in eval mode", "2.6 M     Total Flops"])
+    assert model.net[1].training is False and model.net[0].training is True  # the modes survive the example pass
+
+
+def test_summary_flops_of_convolutions_and_leftover_parameters():
+    class Conv(em.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3)
+            self.scale = nn.Parameter(em.ones(4))
+            self.example_input_array = em.zeros(1, 3, 5, 5)
+
+        def forward(self, x):
+            return self.conv(x)
+
+    table = ModelSummaryTable(Conv())
+    lines = str(table).splitlines()
+    # PyTorch's rule: 2 x batch x weight elements x output positions = 2 * 1 * 216 * 9
+    assert lines[2].split(" | ")[5].strip() == "3.9 K" and table.total_flops == 3888
+    assert [c.strip() for c in lines[3].split(" | ")] == ["", "other params", "n/a", "4", "n/a", "n/a", "n/a",
+                                                           "n/a"]
+    without_example = str(ModelSummaryTable(_no_example()))
+    assert "In sizes" not in without_example and without_example.endswith("0         Total Flops")
+
+
+def _no_example():
+    net = Net()
+    net.example_input_array = None
+    return net
+
+
+def test_model_summary_callback_logs_to_stderr_at_fit_start(capsys, monkeypatch):
+    import logging
+    import sys
+    (handler,) = logging.getLogger("ember.trainer").handlers  # the StreamHandler ember installs: stderr
+    monkeypatch.setattr(handler, "stream", sys.stderr)  # pytest's capture of stderr, replaced after import
+
     class Model(Classifier):
         pass
 
     quiet_trainer(max_epochs=1, limit_train_batches=1, callbacks=[ModelSummary(max_depth=1)]).fit(
         Model(), DataLoader(make_dataset(8), batch_size=4))
-    out = capsys.readouterr().out
-    assert "| layer | Linear | 10     | train" in out and "10        Total params" in out
+    captured = capsys.readouterr()
+    assert "| layer | Linear | 10     | train | 0" in captured.err and "10        Total params" in captured.err
+    assert "Total params" not in captured.out
 
 
 @pytest.mark.parametrize("n,text", [(0, "0  "), (999, "999  "), (7850, "7.9 K"), (123_456, "123 K"),
