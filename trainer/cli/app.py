@@ -1,6 +1,7 @@
 """``EmberCLI`` (the counterpart of ``LightningCLI``) and ``main``, the ``trainer`` command."""
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import traceback
@@ -97,6 +98,7 @@ class EmberCLI:
         self.parser = CLIParser()
         self.debug = False
         self._resolver = None
+        self._continuing = False
         self._code = 0
         try:
             self._main(args)
@@ -206,6 +208,7 @@ class EmberCLI:
             if source[0] == "env_file":
                 data, where = load_file(source[2], display=f"{source[2]} (from {source[1]})")
                 data, where = self._lift_subcommand(data, where)
+                self._take_import_paths(data, source[2])
                 merge_into(config, origins, data, where)
             else:
                 set_path(config, origins, source[2], source[3], f"environment variable {source[1]}")
@@ -213,6 +216,7 @@ class EmberCLI:
             if source[0] == "file":
                 data, where = load_file(source[1])
                 data, where = self._lift_subcommand(data, where)
+                self._take_import_paths(data, source[1])
                 merge_into(config, origins, data, where)
             elif source[0] == "group_file":
                 group, path = source[1], source[2]
@@ -275,6 +279,20 @@ class EmberCLI:
             if name in params:
                 value = schema._check(value, params[name].annotation, (section, "init_args", name))
         node["init_args"][name] = value
+
+    def _take_import_paths(self, data: Dict[str, Any], path: str) -> None:
+        """A saved config's ``import_paths`` (directories relative to the file, written by SaveConfigCallback): the
+        places its model's and data's modules were imported from, searched first."""
+        dirs = data.pop("import_paths", None)
+        if dirs is None:
+            return
+        if isinstance(dirs, str):
+            dirs = [dirs]
+        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+            raise ConfigError(f"'import_paths' must be a list of directories (relative to the config file), got "
+                              f"{dirs!r}", where=path)
+        base = os.path.dirname(os.path.abspath(path))
+        self._resolver.add_dirs([os.path.join(base, d) for d in dirs])
 
     def _lift_subcommand(self, data, where):
         """A config written for ``--config FILE fit`` order with a ``fit:`` section applies that section."""
@@ -382,6 +400,8 @@ class EmberCLI:
             kwargs = {"overwrite": bool(parsed.overwrite) if parsed is not None else False}
             kwargs.update(self.save_config_kwargs)
             kwargs.setdefault("input_files", parsed.config_files if parsed is not None else [])
+            if "import_dirs" in inspect.signature(self.save_config_callback).parameters:
+                kwargs.setdefault("import_dirs", self._resolver.used_dirs)
             extra.append(self.save_config_callback(self.config, **kwargs))
         self.trainer = self.instantiate_trainer(extra)
         self.config_init["trainer"] = self.trainer
@@ -435,9 +455,14 @@ class EmberCLI:
         if subcommand == "fit" and kwargs.get("ckpt_path") == "last":
             kwargs["ckpt_path"] = self._find_last_checkpoint() or "last"
             self.config["ckpt_path"] = kwargs["ckpt_path"]
+            if kwargs["ckpt_path"] != "last":
+                self._continue_run(kwargs["ckpt_path"])
         fn = getattr(self.trainer, subcommand)
         try:
-            fn(self.model, datamodule=self.datamodule, **kwargs)
+            with warnings.catch_warnings():
+                if self._continuing:  # the checkpoint directory holds this run's own checkpoints: no news
+                    warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
+                fn(self.model, datamodule=self.datamodule, **kwargs)
             if subcommand == "fit" and not self.trainer.interrupted and cfg.get("test_after_fit"):
                 cb = self.trainer.checkpoint_callback
                 best = "best" if cb is not None and getattr(cb, "best_model_path", "") else None
@@ -451,6 +476,26 @@ class EmberCLI:
         after = getattr(self, f"after_{subcommand}", None)
         if callable(after):
             after()
+
+    def _continue_run(self, ckpt_path: str) -> None:
+        """Resuming from ``<logger root>/version_N/checkpoints/last.ckpt`` continues run ``version_N`` in its own
+        directory (logs, checkpoints and the tracking state of ModelCheckpoint carry on) rather than starting a new
+        version; the run's config.yaml, which describes how it started, is kept."""
+        logger = self.trainer.logger
+        root = getattr(logger, "root_dir", None)
+        if root is None or getattr(logger, "_version", 0) is not None:  # no versioned logger, or a fixed version
+            return
+        run_dir = os.path.dirname(os.path.dirname(os.path.abspath(ckpt_path)))
+        if os.path.basename(os.path.dirname(os.path.abspath(ckpt_path))) != "checkpoints" or \
+                os.path.dirname(run_dir) != os.path.abspath(root):
+            return
+        name = os.path.basename(run_dir)
+        logger._version = int(name[len("version_"):]) if name.startswith("version_") and \
+            name[len("version_"):].isdigit() else name
+        for cb in self.trainer.callbacks:
+            if hasattr(cb, "keep_existing"):
+                cb.keep_existing = True
+        self._continuing = True
 
     def _find_last_checkpoint(self) -> Optional[str]:
         """``ckpt_path: last`` across runs: the newest ``last*.ckpt`` in the checkpoint callbacks' directories, or
