@@ -59,9 +59,8 @@ TRAINER_FLAG_HELP = {
 
 _OPTIONS = [
     ("-h, --help", "show this help (after a config file, also the model's and the data's arguments) and exit"),
-    ("--config FILE", "a YAML config; repeat it to merge several, the last one wins (a config file may also be "
-                      "given without --config)"),
-    ("-c, --config FILE", "the same as giving FILE"),
+    ("-c, --config FILE", "a YAML config; repeat it to merge several, the last one wins (a config file may also "
+                          "be given without --config)"),
     ("--print_config[=FLAGS]", "print the fully resolved config, defaults filled in, and exit; FLAGS (comma-"
                                "separated): comments, skip_default, skip_null"),
     ("--KEY+=VALUE", "append to a list, e.g. --trainer.callbacks+=EarlyStopping (then --trainer.callbacks.KEY "

@@ -28,8 +28,8 @@ TOP_LEVEL_ORDER = ("seed_everything", "trainer", "model", "data", "optimizer", "
 _RUN_SKIP = {"self", "model", "train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"}
 
 RUN_PARAM_DOCS = {
-    "ckpt_path": "checkpoint to start from: a path, 'last' (the newest last.ckpt of this run's log directory or "
-                 "of earlier versions of it) or 'best'",
+    "ckpt_path": "checkpoint to start from: a path, 'last' (the newest last.ckpt of the logger's version_N "
+                 "directories; fit then continues in that directory) or 'best'",
     "weights_only": "load only the weights from ckpt_path",
     "verbose": "print the metrics table",
     "return_predictions": "keep the predictions in memory",
