@@ -171,3 +171,62 @@ def test_model_summary_callback_logs_to_stderr_at_fit_start(capsys, monkeypatch)
                                     (1_200_000, "1.2 M"), (3_000_000_000, "3.0 B")])
 def test_human_readable_counts(n, text):
     assert get_human_readable_count(n) == text
+
+
+class _Terminal(io.StringIO):
+    """A terminal: tqdm draws with carriage returns and cursor moves."""
+
+    def isatty(self):
+        return True
+
+
+def _fit_on_terminal(bar, epochs=2, batches=4):
+    out = _Terminal()
+    bar._file = out
+
+    class Model(Classifier):
+        def training_step(self, batch, batch_idx):
+            self.log("step_id", float(batch_idx), prog_bar=True)
+            return super().training_step(batch, batch_idx)
+
+    trainer = quiet_trainer(max_epochs=epochs, callbacks=[bar], enable_progress_bar=None, logger=RecordingLogger(),
+                            num_sanity_val_steps=0)
+    data = DataLoader(make_dataset(4 * batches), batch_size=4)
+    trainer.fit(Model(), data, data)
+    return out.getvalue()
+
+
+def _draws(text):
+    """Every state the screen showed, in order (tqdm redraws a line after a carriage return)."""
+    import re
+    return [d for d in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)) if d.strip()]
+
+
+def test_terminal_bar_draws_every_refresh_rate_batches_with_the_metrics_live():
+    draws = [d for d in _draws(_fit_on_terminal(TQDMProgressBar(refresh_rate=2))) if d.startswith("Epoch 0")]
+    counts = [d.split("| ")[1].split(" ")[0] for d in draws]
+    assert "1/4" not in counts and "3/4" not in counts and "2/4" in counts and "4/4" in counts
+    # the postfix is there while the epoch runs; as in Lightning, the bar's metrics are refreshed after the batch-end
+    # hooks, so the bar drawn at batch 2 shows batch 1's value (step_id 0), and the epoch's end shows the last one
+    assert [d.split(", ")[-1] for d in draws if "/4 [" in d][1:3] == ["step_id=0.000]", "step_id=2.000]"]
+    assert draws[-1].endswith("v_num=0, step_id=3.000]")
+
+
+def test_terminal_bars_as_lightning_one_kept_bar_per_epoch_and_a_transient_validation_bar():
+    class Recording(TQDMProgressBar):
+        def _open(self, key, desc, total, leave, line=0):
+            bar = super()._open(key, desc, total, leave, line)
+            self.opened.append((desc, total, bar.bar.leave, -bar.bar.pos))  # tqdm keeps -position
+            return bar
+
+    bar = Recording()
+    bar.opened = []
+    _fit_on_terminal(bar)
+    # each epoch gets a bar that stays (leave) on line 0; validation runs on the line below and disappears
+    assert bar.opened == [("Epoch 0", 4, True, 0), ("Validation", 4, False, 1), ("Epoch 1", 4, True, 0),
+                          ("Validation", 4, False, 1)]
+    bar = Recording(leave=False, process_position=1)
+    bar.opened = []
+    _fit_on_terminal(bar)
+    # leave=False is Lightning's default: one bar for the fit, reset every epoch; lines 2 and 3 (2 x position)
+    assert bar.opened == [("Training", 4, True, 2), ("Validation", 4, False, 3), ("Validation", 4, False, 3)]
