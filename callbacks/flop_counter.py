@@ -70,11 +70,13 @@ class FlopCounter:
 
     # op observer (ember.core.observe)
     def enter(self, name, fn, args, kwargs):
+        """Op observer: note the depth of counted ops (only the outermost one is counted)."""
         counted = name in _COUNTED
         self._depth += counted
         return (name, args, kwargs, counted, self._depth)
 
     def exit(self, token, result) -> None:
+        """Op observer: count the FLOPs of an outermost counted op."""
         name, args, kwargs, counted, depth = token
         if not counted:
             return

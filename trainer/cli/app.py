@@ -178,10 +178,11 @@ class EmberCLI:
             return own[name]
         return self.parser_kwargs.get(name, default)
 
-    def _env_sources(self, known_top: List[str]):
+    def _env_sources(self):
         """``(kind, ...)`` sources from environment variables (``default_env``), named as jsonargparse names them."""
         if not self._parser_option("default_env", False):
             return []
+        known_top = self._make_schema({}, self.subcommand or "fit").top_level_keys()
         prefix = str(self._parser_option("env_prefix", "PL"))
         head = f"{prefix}_{self.subcommand.upper()}__" if self.subcommand else f"{prefix}_"
         out = []
@@ -203,8 +204,7 @@ class EmberCLI:
             set_path(config, {}, tuple(key.split(".")), value, "defaults")
         if config_dict is not None:
             merge_into(config, origins, config_dict, {})
-        known_top = self._make_schema({}, self.subcommand or "fit").top_level_keys()
-        for source in self._env_sources(known_top):
+        for source in self._env_sources():
             if source[0] == "env_file":
                 data, where = load_file(source[2], display=f"{source[2]} (from {source[1]})")
                 data, where = self._lift_subcommand(data, where)
