@@ -1,6 +1,5 @@
 """``ember.utils.tensorboard.SummaryWriter``: every ``add_*`` method takes ember tensors; each is read back with
 TensorBoard's own ``EventAccumulator`` (or, for embeddings, the projector files TensorBoard reads)."""
-import os
 
 import numpy as np
 import pytest

@@ -117,7 +117,6 @@ class EmberCLI:
     # ------------------------------------------------------------------------------------------------- flow
     def _main(self, args) -> None:
         from .resolve import ClassResolver
-        from .schema import ConfigSchema
         if isinstance(args, dict):
             parsed = ParsedArgs(subcommand=args.get("subcommand"))
             config_dict = {k: v for k, v in args.items() if k != "subcommand"}
