@@ -43,6 +43,7 @@ def run_in_terminal(tmp_path, columns, *argv):
             if "EXIT-CODE-" in screen:
                 return captures, screen
             captures.append(screen)
+            time.sleep(0.02)  # pace the captures: a busy loop would slow the run it watches
         raise AssertionError("trainer fit did not finish within 240 s:\n" + (captures[-1] if captures else ""))
     finally:
         _tmux(socket, "kill-server")
@@ -51,7 +52,7 @@ def run_in_terminal(tmp_path, columns, *argv):
 @pytest.mark.parametrize("columns", [80, 200])
 def test_trainer_fit_in_a_terminal_shows_live_metrics_and_a_clean_final_screen(tmp_path, columns):
     captures, final = run_in_terminal(
-        tmp_path, columns, "fit", "examples/digits/config.yaml", "--trainer.max_epochs", "3",
+        tmp_path, columns, "fit", "examples/digits/config.yaml", "--trainer.max_epochs", "2",
         "--data.init_args.batch_size", "8", "--trainer.default_root_dir", str(tmp_path / "runs"))
     assert "EXIT-CODE-0" in final, final
     # mid-run: a bar part-way through an epoch already shows the training loss (the postfix is live)
@@ -61,12 +62,12 @@ def test_trainer_fit_in_a_terminal_shows_live_metrics_and_a_clean_final_screen(t
     lines = final.splitlines()
     epochs = [EPOCH_LINE.match(line) for line in lines if line.startswith("Epoch ")]
     # one finished line per epoch, each once, none broken or duplicated; the transient bars are gone
-    assert [m.group(1) for m in epochs if m] == ["0", "1", "2"], final
+    assert [m.group(1) for m in epochs if m] == ["0", "1"], final
     assert all(m.group(2) == "100" and m.group(3) == m.group(4) for m in epochs), final
-    assert sum(line.startswith("Epoch ") for line in lines) == 3
+    assert sum(line.startswith("Epoch ") for line in lines) == 2
     if columns >= 200:  # the whole postfix fits: the last epoch line ends with the validation accuracy
-        assert re.search(r"train_loss=\d\.\d+, val_loss=\d\.\d+, val_acc=\d\.\d+\]$", lines[
-            [i for i, line in enumerate(lines) if line.startswith("Epoch 2:")][0]]), final
+        assert re.search(r"train_loss=[0-9.e+-]+, val_loss=[0-9.e+-]+, val_acc=[0-9.]+\]$", lines[
+            [i for i, line in enumerate(lines) if line.startswith("Epoch 1:")][0]]), final
     assert "Validation" not in final and "Sanity Checking" not in final
     # the results table is whole: a rule, the header, a rule, the two metrics, a rule, each on its own line
     top = [i for i, line in enumerate(lines) if "Test metric" in line]
