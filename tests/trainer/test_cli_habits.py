@@ -61,6 +61,10 @@ def test_class_help(project, capsys):
     code, out, err = run(capsys, "fit", "--model.help", "model.Net")
     assert code == 0, err
     assert "  --model.init_args.hidden  (int; default: 4)\n      width of the hidden layer of the network.\n" in out
+    code, out, err = run(capsys, "fit", "config.yaml", "--model.help", "NoOptim")  # a class of the config's module
+    assert code == 0, err
+    assert out.splitlines()[2:4] == ["  model.class_path: model.NoOptim",
+                                     "      Net without configure_optimizers (the config's optimizer is used)."]
     code, out, _ = run(capsys, "--optimizer.help", "Adam")
     assert "--optimizer.init_args.lr" in out and "init_args.params" not in out
     code, out, err = run(capsys, "fit", "--trainer.callbacks.help", "EarlyStoping")

@@ -134,6 +134,7 @@ class EmberCLI:
         files = [p for p in parsed.config_files]
         self._resolver = ClassResolver([os.path.dirname(os.path.abspath(f)) for f in files])
         if parsed.class_help is not None:
+            self._import_config_classes(parsed)
             self._print_class_help(*parsed.class_help)
             raise SystemExit(0)
         if parsed.help:
@@ -314,6 +315,22 @@ class EmberCLI:
             import random
             seed = random.SystemRandom().randint(0, 4294967295)
         normalized["seed_everything"] = seed_everything(seed, workers=True)
+
+    def _import_config_classes(self, parsed: ParsedArgs) -> None:
+        """Import the classes a given config names, so that ``--model.help DigitsClassifier`` finds its subclass
+        by name (as LightningCLI finds the subclasses a script imported); a broken config is ignored here."""
+        try:
+            config, _ = self._load(parsed, None)
+        except CLIError:
+            return
+        for value in list(config.values()) + list((config.get("trainer") or {}).values()):
+            for item in value if isinstance(value, list) else [value]:
+                path = item.get("class_path") if isinstance(item, dict) else None
+                if isinstance(path, str) and "." in path:
+                    try:
+                        self._resolver.resolve(path)
+                    except CLIError:
+                        pass
 
     def _print_class_help(self, key_path, class_name: str) -> None:
         """``--trainer.callbacks.help EarlyStopping``: the arguments of one class that may go at ``key_path``."""
