@@ -74,3 +74,13 @@ def test_examples_readme_lists_every_example():
         assert os.path.isfile(os.path.join(ROOT, "examples", name, "model.py"))
     assert "CC BY 4.0" in read("examples", "digits", "data", "README.md")
     assert "Alpaydin" in read("examples", "digits", "data", "README.md")
+
+
+def test_inline_commands_name_files_that_exist():
+    """The README's inline commands that are not placeholders name real scripts and examples."""
+    text = read("README.md") + read("examples", "README.md")
+    scripts = set(re.findall(r"`python (benchmarks/\w+\.py)`", text))
+    configs = set(re.findall(r"(examples/\w+/config\.yaml)", text))
+    assert scripts >= {"benchmarks/core_ops.py", "benchmarks/cli.py"}
+    for path in scripts | configs:
+        assert os.path.isfile(os.path.join(ROOT, path)), path
