@@ -66,8 +66,7 @@ def clone(tmp_path_factory):
 
 
 def shell(clone, command, timeout=900):
-    env = dict(os.environ, HOME=str(clone.parent / "home"), PYTHONPATH=os.path.dirname(ROOT),
-               OPENBLAS_NUM_THREADS="1")
+    env = dict(os.environ, HOME=str(clone.parent / "home"), OPENBLAS_NUM_THREADS="1")  # ember as pytest imports it
     result = subprocess.run(["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True,
                             timeout=timeout)
     assert result.returncode == 0, f"{command}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"

@@ -28,8 +28,8 @@ def run_in_terminal(tmp_path, columns, *argv):
     final screen)."""
     socket = f"ember-test-{os.getpid()}-{columns}"
     script = tmp_path / "run.sh"
-    env = {"PYTHONPATH": os.path.dirname(ROOT), "PATH": os.environ["PATH"], "TERM": "xterm-256color",
-           "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    env = {"PYTHONPATH": os.environ.get("PYTHONPATH", ""), "PATH": os.environ["PATH"], "TERM": "xterm-256color",
+           "HOME": str(tmp_path), "LANG": "C.UTF-8"}  # the tmux server's environment is not pytest's
     exports = "".join(f"export {k}='{v}'\n" for k, v in env.items())
     command = " ".join([sys.executable, "-m", "ember", *argv])
     script.write_text(f"#!/bin/sh\n{exports}cd '{ROOT}'\n{command}\necho EXIT-CODE-$?\n")
