@@ -243,11 +243,11 @@ class EmberCLI:
 
     def _apply_links(self, normalized: Dict[str, Any], apply_on: str, source_section: Optional[str] = None,
                      obj: Any = None) -> None:
-        schema = self._schema
-        rendered = schema.with_defaults(normalized) if apply_on == "parse" else None
-        for link in self.parser.links:
-            if link.apply_on != apply_on:
-                continue
+        links = [link for link in self.parser.links if link.apply_on == apply_on]
+        if not links:
+            return
+        rendered = self._schema.with_defaults(normalized) if apply_on == "parse" else None
+        for link in links:
             if apply_on == "parse":
                 values = [read_key(rendered, source) for source in link.sources]
             else:
