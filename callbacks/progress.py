@@ -56,20 +56,21 @@ def _total(value) -> Optional[int]:
     return None if value is None or value == math.inf else int(value)
 
 
-def _fmt(value) -> str:
-    """A postfix value: floats with 3 significant digits, padded with zeros to a steady width (``0.500``)."""
+def _fmt(value, pad: bool) -> str:
+    """A postfix value: floats with 3 significant digits; on a live bar padded with zeros to a steady width
+    (``0.500``), so that the bar does not jump."""
     if isinstance(value, bool) or not isinstance(value, float):
         return str(value)
     text = f"{value:.3g}"
-    if "e" in text or "n" in text:  # 1e-05, nan, inf
+    if not pad or "e" in text or "n" in text:  # 1e-05, nan, inf
         return text
     if "." not in text and len(text) < _PAD:
         text += "."
     return text + "0" * (_PAD - len(text))
 
 
-def _postfix_text(metrics: Optional[Dict[str, Any]]) -> str:
-    return ", ".join(f"{k}={_fmt(v)}" for k, v in (metrics or {}).items())
+def _postfix_text(metrics: Optional[Dict[str, Any]], pad: bool = True) -> str:
+    return ", ".join(f"{k}={_fmt(v, pad)}" for k, v in (metrics or {}).items())
 
 
 class _StaticBar:
@@ -99,7 +100,7 @@ class _StaticBar:
         if callable(postfix):
             postfix = postfix()
         line = tqdm.format_meter(self.n, self.total, time.monotonic() - self.start, prefix=self.desc,
-                                 postfix=_postfix_text(postfix) or None, ncols=None)
+                                 postfix=_postfix_text(postfix, pad=False) or None, ncols=None)
         print(line, file=self.stream, flush=True)
 
 
