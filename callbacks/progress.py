@@ -1,18 +1,24 @@
 """Progress bars: the ``ProgressBar`` base and the tqdm-based ``TQDMProgressBar``.
 
-On a terminal the bars update in place. When stdout is not a terminal (CI, a redirected file) each bar prints one
-clean line when it finishes instead of carriage-return updates.
+On a terminal the bars behave as Lightning's ``TQDMProgressBar``: the epoch bar updates in place every
+``refresh_rate`` batches with the ``prog_bar`` metrics in its postfix, the validation bar runs transiently on the
+line below it, and finished epoch bars stay on screen. When the stream is not a terminal (CI logs, a redirected
+file) there are no carriage-return updates at all: each bar prints one clean line when it finishes.
 """
 from __future__ import annotations
 
 import math
 import sys
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Union
 
 from .callback import Callback
 
 __all__ = ["ProgressBar", "TQDMProgressBar"]
+
+# Postfix numbers are padded to this many characters, as Lightning's bar does, so the bar's width does not jump
+# when a value goes from 0.5 to 0.123.
+_PAD = 5
 
 
 class ProgressBar(Callback):
@@ -50,18 +56,105 @@ def _total(value) -> Optional[int]:
     return None if value is None or value == math.inf else int(value)
 
 
+def _fmt(value, pad: bool) -> str:
+    """A postfix value: floats with 3 significant digits; on a live bar padded with zeros to a steady width
+    (``0.500``), so that the bar does not jump."""
+    if isinstance(value, bool) or not isinstance(value, float):
+        return str(value)
+    text = f"{value:.3g}"
+    if not pad or "e" in text or "n" in text:  # 1e-05, nan, inf
+        return text
+    if "." not in text and len(text) < _PAD:
+        text += "."
+    return text + "0" * (_PAD - len(text))
+
+
+def _postfix_text(metrics: Optional[Dict[str, Any]], pad: bool = True) -> str:
+    return ", ".join(f"{k}={_fmt(v, pad)}" for k, v in (metrics or {}).items())
+
+
+class _StaticBar:
+    """A bar for a stream that is not a terminal: counts silently and prints one ``tqdm``-style line at the end."""
+
+    def __init__(self, desc: str, total: Optional[int], stream) -> None:
+        self.desc = desc
+        self.total = total
+        self.n = 0
+        self.stream = stream
+        self.postfix: Union[Dict[str, Any], Callable[[], Dict[str, Any]], None] = None
+        self.start = time.monotonic()
+
+    def reset(self, total: Optional[int]) -> None:
+        self.total, self.n, self.start = total, 0, time.monotonic()
+
+    def update_to(self, n: int, metrics=None) -> None:
+        self.n = n
+        if metrics is not None:
+            self.postfix = metrics  # kept unevaluated: building it every batch would cost more than the bar
+
+    def close(self, metrics=None, print_line: bool = True) -> None:
+        if not print_line:
+            return
+        from tqdm import tqdm
+        postfix = metrics if metrics is not None else self.postfix
+        if callable(postfix):
+            postfix = postfix()
+        line = tqdm.format_meter(self.n, self.total, time.monotonic() - self.start, prefix=self.desc,
+                                 postfix=_postfix_text(postfix, pad=False) or None, ncols=None)
+        print(line, file=self.stream, flush=True)
+
+
+class _TerminalBar:
+    """A live tqdm bar on a terminal."""
+
+    def __init__(self, desc: str, total: Optional[int], stream, position: int, leave: bool) -> None:
+        from tqdm.auto import tqdm
+        self.bar = tqdm(desc=desc, total=total, leave=leave, position=position, dynamic_ncols=True, file=stream,
+                        smoothing=0, bar_format=TQDMProgressBar.BAR_FORMAT)
+
+    @property
+    def n(self) -> int:
+        return self.bar.n
+
+    def reset(self, total: Optional[int]) -> None:
+        self.bar.reset(total=total)
+
+    def set_description(self, desc: str) -> None:
+        self.bar.set_description(desc, refresh=False)
+
+    def update_to(self, n: int, metrics=None) -> None:
+        self.bar.n = n
+        if metrics is not None:
+            self.bar.set_postfix_str(_postfix_text(metrics() if callable(metrics) else metrics), refresh=False)
+        self.bar.refresh()
+
+    def close(self, metrics=None, print_line: bool = True) -> None:
+        if metrics is not None:
+            self.update_to(self.bar.n, metrics)
+        self.bar.close()
+
+
 class TQDMProgressBar(ProgressBar):
     """A tqdm progress bar per stage, showing the epoch, batch progress, it/s, ``v_num`` and ``prog_bar`` metrics.
 
+    On a terminal it behaves as Lightning's ``TQDMProgressBar``: the training bar and its metrics update every
+    ``refresh_rate`` batches, the validation bar appears below it while validation runs and then disappears, and
+    the test and predict bars stay. Elsewhere (a file, a CI log) each bar prints one line when it ends.
+
     Args:
         refresh_rate: update the bar every this many batches (0 disables the bar).
-        process_position: the terminal line of the bar (for several trainers at once).
-        leave: keep finished epoch bars on screen.
+        process_position: the terminal line of the bars (for several trainers at once): bars use lines
+            ``2 * process_position`` and the one below it, as in Lightning.
+        leave: keep every finished epoch bar on screen, one line per epoch. ember's default is True, so that a
+            terminal shows the same per-epoch history as a log file; False reuses one bar for all epochs
+            (Lightning's default).
     """
 
-    def __init__(self, refresh_rate: int = 1, process_position: int = 0, leave: bool = False):
+    BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
+
+    def __init__(self, refresh_rate: int = 1, process_position: int = 0, leave: bool = True):
         super().__init__()
-        if not isinstance(refresh_rate, int) or refresh_rate < 0:
+        if not isinstance(refresh_rate, int) or isinstance(refresh_rate, bool) or refresh_rate < 0:
             raise ValueError(f"TQDMProgressBar(refresh_rate={refresh_rate!r}): expected an int >= 0")
         self.refresh_rate = refresh_rate
         self.process_position = process_position
@@ -75,57 +168,37 @@ class TQDMProgressBar(ProgressBar):
         return self._enabled and self.refresh_rate > 0
 
     # ---------------------------------------------------------------------------------------------- bar life
-    def _interactive(self) -> bool:
-        stream = self._file or sys.stdout
-        return bool(getattr(stream, "isatty", lambda: False)())
+    def _stream(self):
+        return self._file or sys.stdout
 
-    def _open(self, key: str, desc: str, total, leave: bool):
-        from tqdm.auto import tqdm
-        self._close(key)
-        interactive = self._interactive()
-        bar = tqdm(desc=desc, total=_total(total), leave=leave, position=self.process_position if key == "main" else
-                   self.process_position + 1, dynamic_ncols=True, file=self._file or sys.stdout,
-                   disable=not interactive, smoothing=0, bar_format=None)
-        bar._ember_static = not interactive
-        bar._ember_start = time.monotonic()
-        bar._ember_desc = desc  # a disabled tqdm keeps no desc
+    def _interactive(self) -> bool:
+        return bool(getattr(self._stream(), "isatty", lambda: False)())
+
+    def _open(self, key: str, desc: str, total, leave: bool, line: int = 0):
+        self._close(key, print_line=False)
+        if self._interactive():
+            bar = _TerminalBar(desc, _total(total), self._stream(), 2 * self.process_position + line, leave)
+        else:
+            bar = _StaticBar(desc, _total(total), self._stream())
         self._bars[key] = bar
         return bar
+
+    def _should_update(self, n: int, total: Optional[int]) -> bool:
+        return n % self.refresh_rate == 0 or (total is not None and n >= total)
 
     def _update(self, key: str, n: int, metrics=None) -> None:
         bar = self._bars.get(key)
         if bar is None:
             return
-        if bar._ember_static:
-            bar.n = n
-            if metrics is not None:
-                bar._ember_postfix = metrics
-            return
-        if n % self.refresh_rate == 0 or (bar.total is not None and n >= bar.total):
-            bar.n = n
-            # building the postfix costs more than drawing: only do it when tqdm will redraw
-            if metrics is not None and time.monotonic() - bar.last_print_t >= bar.mininterval:
-                bar.set_postfix(metrics(), refresh=False)
-            bar.refresh()
+        if isinstance(bar, _StaticBar):
+            bar.update_to(n, metrics)
+        elif self._should_update(n, bar.bar.total):
+            bar.update_to(n, metrics)
 
-    def _close(self, key: str, metrics: Optional[Dict[str, Any]] = None) -> None:
+    def _close(self, key: str, metrics: Optional[Dict[str, Any]] = None, print_line: bool = True) -> None:
         bar = self._bars.pop(key, None)
-        if bar is None:
-            return
-        if bar._ember_static:
-            from tqdm import tqdm
-            postfix = metrics if metrics is not None else getattr(bar, "_ember_postfix", None)
-            if callable(postfix):
-                postfix = postfix()
-            text = ", ".join(f"{k}={_fmt(v)}" for k, v in (postfix or {}).items())
-            line = tqdm.format_meter(bar.n, bar.total, time.monotonic() - bar._ember_start, prefix=bar._ember_desc,
-                                     postfix=text or None, ncols=None)
-            print(line, file=self._file or sys.stdout, flush=True)
-        else:
-            if metrics is not None:
-                bar.set_postfix(metrics, refresh=False)
-            bar.refresh()
-        bar.close()
+        if bar is not None:
+            bar.close(metrics, print_line=print_line)
 
     # ----------------------------------------------------------------------------------------------- hooks
     def on_sanity_check_start(self, trainer, pl_module) -> None:
@@ -133,40 +206,52 @@ class TQDMProgressBar(ProgressBar):
             self._open("sanity", "Sanity Checking", None, leave=False)
 
     def on_sanity_check_end(self, trainer, pl_module) -> None:
-        bar = self._bars.get("sanity")
-        if bar is not None:
-            bar._ember_static = False  # the sanity check never prints a line of its own
-            bar.close()
-            self._bars.pop("sanity", None)
+        self._close("sanity", print_line=False)  # the sanity check never leaves a line of its own
+
+    def on_train_start(self, trainer, pl_module) -> None:
+        if self.is_enabled and trainer.is_global_zero and not self.leave and self._interactive():
+            # Lightning's default: one bar for the whole fit, reset at every epoch and left on screen at the end
+            self._open("main", "Training", trainer.num_training_batches, leave=True)
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         if not (self.is_enabled and trainer.is_global_zero):
             return
-        total = trainer.num_training_batches
-        bar = self._open("main", f"Epoch {trainer.current_epoch}", total, leave=self.leave)
-        bar.n = 0
+        desc, total = f"Epoch {trainer.current_epoch}", _total(trainer.num_training_batches)
+        bar = self._bars.get("main")
+        if isinstance(bar, _TerminalBar) and not self.leave:
+            bar.reset(total)
+            bar.set_description(desc)
+        else:
+            self._open("main", desc, total, leave=True)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
         self._update("main", batch_idx + 1, lambda: self.get_metrics(trainer, pl_module))
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
-        if "main" in self._bars:
+        bar = self._bars.get("main")
+        if bar is None:
+            return
+        if isinstance(bar, _TerminalBar) and not self.leave:
+            bar.update_to(bar.n, self.get_metrics(trainer, pl_module))
+        else:
             self._close("main", self.get_metrics(trainer, pl_module))
 
     def on_train_end(self, trainer, pl_module) -> None:
         self._close("main")
 
-    def _eval_start(self, trainer, key: str, desc: str, total) -> None:
+    def _eval_start(self, trainer, key: str, desc: str, total, leave: bool, line: int = 0) -> None:
         if self.is_enabled and trainer.is_global_zero and not trainer.sanity_checking:
-            self._open(key, desc, total, leave=False)
+            self._open(key, desc, total, leave=leave, line=line)
 
     def on_validation_start(self, trainer, pl_module) -> None:
         if trainer.sanity_checking:
             bar = self._bars.get("sanity")
             if bar is not None:  # the val loaders are only known now
-                bar.total = _total(sum(trainer.num_sanity_val_batches))
-        else:
-            self._eval_start(trainer, "val", "Validation", sum(trainer.num_val_batches))
+                bar.reset(_total(sum(trainer.num_sanity_val_batches)))
+            return
+        in_fit = "main" in self._bars  # during fit: below the epoch bar, and gone when done
+        self._eval_start(trainer, "val", "Validation", sum(trainer.num_val_batches), leave=not in_fit,
+                         line=1 if in_fit else 0)
 
     def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int,
                                 dataloader_idx: int = 0) -> None:
@@ -176,11 +261,15 @@ class TQDMProgressBar(ProgressBar):
             self._update(key, bar.n + 1)
 
     def on_validation_end(self, trainer, pl_module) -> None:
-        if not trainer.sanity_checking and "val" in self._bars:
-            self._close("val", self.get_metrics(trainer, pl_module))
+        if trainer.sanity_checking or "val" not in self._bars:
+            return
+        main = self._bars.get("main")
+        if isinstance(main, _TerminalBar):  # the epoch bar shows the new val metrics at once
+            main.update_to(main.n, self.get_metrics(trainer, pl_module))
+        self._close("val", self.get_metrics(trainer, pl_module))
 
     def on_test_start(self, trainer, pl_module) -> None:
-        self._eval_start(trainer, "test", "Testing", sum(trainer.num_test_batches))
+        self._eval_start(trainer, "test", "Testing", sum(trainer.num_test_batches), leave=True)
 
     def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
         bar = self._bars.get("test")
@@ -191,7 +280,7 @@ class TQDMProgressBar(ProgressBar):
         self._close("test")
 
     def on_predict_start(self, trainer, pl_module) -> None:
-        self._eval_start(trainer, "predict", "Predicting", sum(trainer.num_predict_batches))
+        self._eval_start(trainer, "predict", "Predicting", sum(trainer.num_predict_batches), leave=True)
 
     def on_predict_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int,
                              dataloader_idx: int = 0) -> None:
@@ -209,9 +298,3 @@ class TQDMProgressBar(ProgressBar):
     def teardown(self, trainer, pl_module, stage: str) -> None:
         for key in list(self._bars):
             self._close(key)
-
-
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return str(value)

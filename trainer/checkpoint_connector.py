@@ -150,6 +150,8 @@ class CheckpointConnector:
     def restore_module_and_callbacks(self, path: str) -> None:
         """Datamodule state, ``on_load_checkpoint``, the weights, then the callbacks' state."""
         trainer = self.trainer
+        if trainer.is_global_zero:  # fit, validate, test and predict alike, as Lightning's resume_start
+            print(f"Restoring states from the checkpoint path at {path}")
         checkpoint = self._load(path)
         module = trainer.lightning_module
         dm = trainer.datamodule
@@ -166,8 +168,6 @@ class CheckpointConnector:
                 state = states.get(cb.state_key)
                 if state:
                     cb.load_state_dict(state)
-        elif trainer.is_global_zero:
-            print(f"Restoring states from the checkpoint path at {path}")
 
     def restore_training_state(self) -> None:
         """Optimizers, schedulers, loops and random states (fit only), after ``configure_optimizers``."""

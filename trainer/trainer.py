@@ -20,6 +20,7 @@ from .logging.logger_connector import LoggerConnector
 from .loops.evaluation_loop import EvaluationLoop
 from .loops.fit_loop import FitLoop, validate_max_epochs
 from .loops.prediction_loop import PredictionLoop
+from .env_defaults import defaults_from_env_vars
 from .states import RunningStage, TrainerFn, TrainerState, TrainerStatus
 from .strategies import Strategy
 
@@ -37,6 +38,7 @@ class Trainer:
         trainer.test(model, test_loader)
     """
 
+    @defaults_from_env_vars
     def __init__(self, *, accelerator: str = "auto", strategy: Union[str, Strategy] = "auto",
                  devices: Union[int, str, List[int]] = "auto", num_nodes: int = 1, precision=None, logger=None,
                  callbacks=None, fast_dev_run: Union[bool, int] = False, max_epochs: Optional[int] = None,

@@ -141,6 +141,10 @@ class DigitsDataModule(em.LightningDataModule):
     def test_dataloader(self):
         return DataLoader(self.test_set, batch_size=256)
 
+    def predict_dataloader(self):
+        """The test images (``trainer predict`` classifies them; the labels are ignored)."""
+        return DataLoader(self.test_set, batch_size=256)
+
 
 class DigitsClassifier(em.LightningModule):
     """A small convolutional network for digit images (8x8 UCI digits or 28x28 MNIST).

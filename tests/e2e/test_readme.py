@@ -74,3 +74,34 @@ def test_examples_readme_lists_every_example():
         assert os.path.isfile(os.path.join(ROOT, "examples", name, "model.py"))
     assert "CC BY 4.0" in read("examples", "digits", "data", "README.md")
     assert "Alpaydin" in read("examples", "digits", "data", "README.md")
+
+
+def test_inline_commands_name_files_that_exist():
+    """The README's inline commands that are not placeholders name real scripts and examples."""
+    text = read("README.md") + read("examples", "README.md")
+    scripts = set(re.findall(r"`python (benchmarks/\w+\.py)`", text))
+    configs = set(re.findall(r"(examples/\w+/config\.yaml)", text))
+    assert scripts >= {"benchmarks/core_ops.py", "benchmarks/cli.py"}
+    for path in scripts | configs:
+        assert os.path.isfile(os.path.join(ROOT, path)), path
+
+
+def test_inline_overrides_and_help_commands_work(capsys, monkeypatch):
+    """The overrides the READMEs show inline are accepted (checked with --print_config, which runs nothing)."""
+    monkeypatch.chdir(ROOT)
+    readme = read("README.md")
+    assert "`--trainer.max_epochs 3`, `--data.batch_size 64`" in read("examples", "README.md")
+    for name in ("autoencoder", "char_transformer", "digits", "distillation", "gan"):
+        assert main(["fit", f"examples/{name}/config.yaml", "--trainer.max_epochs", "3", "--data.batch_size", "64",
+                     "--print_config"]) == 0, capsys.readouterr().err
+    overrides = ["--trainer.max_epochs=3", "--model.init_args.channels", "8", "--model.channels", "8",
+                 "--trainer.callbacks.1.init_args.patience", "2", "--optimizer", "SGD", "--optimizer.lr", "0.1"]
+    for option in ("`--trainer.max_epochs=3`", "`--model.init_args.channels 8`", "`--model.channels 8`",
+                   "`--trainer.callbacks.1.init_args.patience 2`", "`--optimizer SGD --optimizer.lr 0.1`"):
+        assert option in readme, option
+    assert main(["fit", "examples/digits/config.yaml", *overrides, "--print_config"]) == 0, capsys.readouterr().err
+    assert "`trainer fit examples/digits/config.yaml --model.help DigitsClassifier`" in readme
+    assert main(["fit", "examples/digits/config.yaml", "--model.help", "DigitsClassifier"]) == 0
+    assert main(["fit", "--trainer.callbacks.help", "EarlyStopping"]) == 0
+    out = capsys.readouterr().out
+    assert "--model.init_args.channels  (int; default: 16)" in out and "--trainer.callbacks.init_args.patience" in out

@@ -530,17 +530,24 @@ def test_help_lists_groups_defaults_and_the_model_docstrings(project, capsys):
     assert not os.path.exists(project / "lightning_logs")
 
 
-def test_resume_with_ckpt_path_last_across_versions(project, capsys):
+def test_resume_with_ckpt_path_last_continues_the_run_in_its_own_directory(project, capsys):
     last = "--trainer.callbacks=[{class_path: ModelCheckpoint, init_args: {save_last: true}}]"
     code, _, err = run(capsys, "fit", "config.yaml", "--trainer.max_epochs", "1", last)
     assert code == 0, err
-    code, _, err = run(capsys, "fit", "config.yaml", "--trainer.max_epochs", "2", "--ckpt_path", "last", last)
+    code, out, err = run(capsys, "fit", "config.yaml", "--trainer.max_epochs", "2", "--ckpt_path", "last", last)
     assert code == 0, err
-    # the new run (version_1) started from version_0's last.ckpt, and its saved config says so
-    saved = yaml.safe_load((project / "lightning_logs" / "version_1" / "config.yaml").read_text())
-    assert saved["ckpt_path"] == str(project / "lightning_logs" / "version_0" / "checkpoints" / "last.ckpt")
-    ckpt = em.load(str(project / "lightning_logs" / "version_1" / "checkpoints" / "last.ckpt"))
+    run_dir = project / "lightning_logs" / "version_0"
+    assert out == f"Restoring states from the checkpoint path at {run_dir / 'checkpoints' / 'last.ckpt'}\n"
+    assert err == ""  # no "dirpath has changed" warning (the logging handler writes to the real stderr)
+    assert sorted(os.listdir(project / "lightning_logs")) == ["version_0"]
+    assert yaml.safe_load((run_dir / "config.yaml").read_text())["trainer"]["max_epochs"] == 1  # kept
+    ckpt = em.load(str(run_dir / "checkpoints" / "last.ckpt"))
     assert ckpt["global_step"] == 8 and ckpt["epoch"] == 1  # 4 batches per epoch; the second epoch (index 1)
+    # a fixed logger version is left alone: the resumed run writes where the config says
+    code, out, err = run(capsys, "fit", "config.yaml", "--trainer.max_epochs", "3", "--ckpt_path", "last", last,
+                         "--trainer.logger={class_path: TensorBoardLogger, init_args: {save_dir: ., version: 7}}")
+    assert code == 0, err
+    assert sorted(os.listdir(project / "lightning_logs")) == ["version_0", "version_7"]
 
 
 def test_ckpt_path_last_without_a_checkpoint_starts_fresh_with_a_warning(project, capsys):

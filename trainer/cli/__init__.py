@@ -4,6 +4,7 @@
 LightningCLI-style YAML configs and runs ``Trainer.fit``; ``validate``, ``test`` and ``predict`` work the same way.
 """
 from .app import EmberCLI, main
+from .parser import CLIParser
 from .save_config import SaveConfigCallback
 
-__all__ = ["EmberCLI", "main", "SaveConfigCallback"]
+__all__ = ["EmberCLI", "main", "SaveConfigCallback", "CLIParser"]

@@ -1,6 +1,7 @@
 """``EmberCLI`` (the counterpart of ``LightningCLI``) and ``main``, the ``trainer`` command."""
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import traceback
@@ -9,8 +10,9 @@ import warnings
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from .args import SUBCOMMANDS, ParsedArgs, parse_argv
-from .config_files import load_file, merge_into, set_path
+from .config_files import append_path, load_file, merge_into, parse_value, set_path
 from .errors import CLIError, ConfigError, UsageError
+from .parser import CLIParser, read_key, split_key
 
 __all__ = ["EmberCLI", "main"]
 
@@ -46,16 +48,26 @@ class EmberCLI:
         trainer_class: the Trainer class.
         trainer_defaults: defaults for Trainer flags, applied under the configs.
         seed_everything_default: ``seed_everything`` when the config does not set it (True: a random seed, saved).
-        parser_kwargs: accepted for LightningCLI compatibility (``prog``, ``description``).
+        parser_kwargs: LightningCLI's parser options: ``prog``; ``default_env=True`` to read settings from
+            environment variables named as jsonargparse does (``PL_FIT__TRAINER__MAX_EPOCHS``, ``PL_FIT__CONFIG``;
+            ``PL_TRAINER__MAX_EPOCHS`` with ``run=False``), under the configs and the command line;
+            ``env_prefix`` (default ``"PL"``). A key named after a subcommand holds that subcommand's options
+            (``{"fit": {"default_env": True}}``).
         subclass_mode_model / subclass_mode_data: print ``class_path``/``init_args`` for the fixed classes.
         args: the command line (a list of strings) or a config dict; None reads ``sys.argv[1:]``.
         run: run the subcommand; with False there is no subcommand and the objects are only created
             (``cli.trainer.fit(cli.model)`` is then up to the caller).
         auto_configure_optimizers: offer the ``optimizer``/``lr_scheduler`` sections.
 
+    Subclasses customise it with LightningCLI's hooks: :meth:`add_arguments_to_parser` (extra keys, class
+    sections, ``link_arguments``), ``before_instantiate_classes``/``after_instantiate_classes`` and
+    ``before_<subcommand>``/``after_<subcommand>`` (e.g. ``before_fit``). After the run ``cli.config`` holds the
+    resolved config, ``cli.config_init`` the objects created from it, and ``cli.model``, ``cli.datamodule`` and
+    ``cli.trainer`` the three main ones.
+
     Raises:
-        SystemExit: with code 2 after printing a usage or config error, 1 after a failed run, 0 after ``--help``
-            or ``--print_config``.
+        SystemExit: with code 2 after printing a usage or config error, 1 after a failed run, 0 after ``--help``,
+            ``--version`` or ``--print_config``.
     """
 
     def __init__(self, model_class=None, datamodule_class=None, save_config_callback: Optional[type] = _DEFAULT,
@@ -81,9 +93,12 @@ class EmberCLI:
         self.run = run
         self.subcommand: Optional[str] = None
         self.config: Dict[str, Any] = {}
+        self.config_init: Dict[str, Any] = {}
         self.model = self.datamodule = self.trainer = None
+        self.parser = CLIParser()
         self.debug = False
         self._resolver = None
+        self._continuing = False
         self._code = 0
         try:
             self._main(args)
@@ -102,7 +117,6 @@ class EmberCLI:
     # ------------------------------------------------------------------------------------------------- flow
     def _main(self, args) -> None:
         from .resolve import ClassResolver
-        from .schema import ConfigSchema
         if isinstance(args, dict):
             parsed = ParsedArgs(subcommand=args.get("subcommand"))
             config_dict = {k: v for k, v in args.items() if k != "subcommand"}
@@ -112,8 +126,17 @@ class EmberCLI:
             config_dict = None
         self.debug = parsed.debug
         self.subcommand = parsed.subcommand
+        if parsed.version:
+            from ... import __version__
+            sys.stdout.write(f"{self.prog} (ember) {__version__}\n")
+            raise SystemExit(0)
+        self.add_arguments_to_parser(self.parser)
         files = [p for p in parsed.config_files]
         self._resolver = ClassResolver([os.path.dirname(os.path.abspath(f)) for f in files])
+        if parsed.class_help is not None:
+            self._import_config_classes(parsed)
+            self._print_class_help(*parsed.class_help)
+            raise SystemExit(0)
         if parsed.help:
             self._print_help(parsed)
             raise SystemExit(0)
@@ -121,17 +144,14 @@ class EmberCLI:
             raise UsageError(f"choose a subcommand: {', '.join(SUBCOMMANDS)} (e.g. '{self.prog} fit config.yaml'; "
                              f"'{self.prog} --help' lists the options)")
         config, origins = self._load(parsed, config_dict)
-        schema = ConfigSchema(self._resolver, origins, self.subcommand, model_class=self.model_class,
-                              datamodule_class=self.datamodule_class, subclass_mode_model=self.subclass_mode_model,
-                              subclass_mode_data=self.subclass_mode_data, trainer_class=self.trainer_class,
-                              trainer_defaults=self.trainer_defaults,
-                              seed_everything_default=self.seed_everything_default,
-                              auto_configure_optimizers=self.auto_configure_optimizers)
+        schema = self._make_schema(origins, self.subcommand)
         self._schema = schema
+        self._check_link_targets(config)
         normalized = schema.validate(config)
+        self._apply_links(normalized, "parse")
         if parsed.print_config:
-            from .config_files import dump_config
-            sys.stdout.write(dump_config(schema.with_defaults(normalized)))
+            from .print_config import render_config
+            sys.stdout.write(render_config(schema, normalized, parsed.print_config_flags))
             raise SystemExit(0)
         self._set_seed(normalized)
         self._normalized = normalized
@@ -142,23 +162,137 @@ class EmberCLI:
         if self.run:
             self._run_subcommand(self.subcommand)
 
+    def _make_schema(self, origins, subcommand):
+        from .schema import ConfigSchema
+        return ConfigSchema(self._resolver, origins, subcommand, model_class=self.model_class,
+                            datamodule_class=self.datamodule_class, subclass_mode_model=self.subclass_mode_model,
+                            subclass_mode_data=self.subclass_mode_data, trainer_class=self.trainer_class,
+                            trainer_defaults=self.trainer_defaults,
+                            seed_everything_default=self.seed_everything_default,
+                            auto_configure_optimizers=self.auto_configure_optimizers, parser=self.parser)
+
+    def _parser_option(self, name: str, default=None):
+        """A ``parser_kwargs`` option, the subcommand's own setting first."""
+        own = self.parser_kwargs.get(self.subcommand) if self.subcommand else None
+        if isinstance(own, dict) and name in own:
+            return own[name]
+        return self.parser_kwargs.get(name, default)
+
+    def _env_sources(self):
+        """``(kind, ...)`` sources from environment variables (``default_env``), named as jsonargparse names them."""
+        if not self._parser_option("default_env", False):
+            return []
+        known_top = self._make_schema({}, self.subcommand or "fit").top_level_keys()
+        prefix = str(self._parser_option("env_prefix", "PL"))
+        head = f"{prefix}_{self.subcommand.upper()}__" if self.subcommand else f"{prefix}_"
+        out = []
+        config_var = head + "CONFIG"
+        if os.environ.get(config_var):
+            out.append(("env_file", config_var, os.environ[config_var]))
+        for name in sorted(os.environ):
+            if not name.startswith(head) or name == config_var or not os.environ[name]:
+                continue
+            path = tuple(part.lower() for part in name[len(head):].split("__"))
+            if path[0] in known_top and all(path):  # other variables (PL_TRAINER_* defaults, ...) are not ours
+                out.append(("env", name, path, parse_value(os.environ[name])))
+        return out
+
     def _load(self, parsed: ParsedArgs, config_dict):
         config: Dict[str, Any] = {}
         origins: Dict[tuple, str] = {}
+        for key, value in self.parser.defaults.items():  # set_defaults: under everything else
+            set_path(config, {}, tuple(key.split(".")), value, "defaults")
         if config_dict is not None:
             merge_into(config, origins, config_dict, {})
+        for source in self._env_sources():
+            if source[0] == "env_file":
+                data, where = load_file(source[2], display=f"{source[2]} (from {source[1]})")
+                data, where = self._lift_subcommand(data, where)
+                self._take_import_paths(data, source[2])
+                merge_into(config, origins, data, where)
+            else:
+                set_path(config, origins, source[2], source[3], f"environment variable {source[1]}")
         for source in parsed.sources:
             if source[0] == "file":
                 data, where = load_file(source[1])
                 data, where = self._lift_subcommand(data, where)
+                self._take_import_paths(data, source[1])
                 merge_into(config, origins, data, where)
             elif source[0] == "group_file":
                 group, path = source[1], source[2]
                 data, where = load_file(path)
                 merge_into(config, origins, {group: data}, {(group,) + k: v for k, v in where.items()})
+            elif source[0] == "append":
+                append_path(config, origins, source[1], source[2], "command line")
             else:
                 set_path(config, origins, source[1], source[2], "command line")
         return config, origins
+
+    # ------------------------------------------------------------------------------------------------ links
+    def _check_link_targets(self, config: Dict[str, Any]) -> None:
+        """A linked target is computed, never given: say which source to set instead."""
+        for (section, name), link in self.parser.linked_targets().items():
+            value = config.get(section)
+            given = value is not None if not name else isinstance(value, dict) and (
+                name in value or name in (value.get("init_args") or {}))
+            if given:
+                where = self._schema._where((section, name) if name else (section,))
+                raise ConfigError(f"'{link.target}' is linked from '{' and '.join(link.sources)}' "
+                                  f"(link_arguments, applied on {link.apply_on}); set the source instead",
+                                  where=where)
+
+    def _apply_links(self, normalized: Dict[str, Any], apply_on: str, source_section: Optional[str] = None,
+                     obj: Any = None) -> None:
+        links = [link for link in self.parser.links if link.apply_on == apply_on]
+        if not links:
+            return
+        rendered = self._schema.with_defaults(normalized) if apply_on == "parse" else None
+        for link in links:
+            if apply_on == "parse":
+                values = [read_key(rendered, source) for source in link.sources]
+            else:
+                if any(split_key(source)[0] != source_section for source in link.sources):
+                    continue
+                values = []
+                for source in link.sources:
+                    attr = split_key(source)[1]
+                    values.append(obj if not attr else _get_attr(obj, attr, source))
+            self._set_target(normalized, link.target, link.value(values), check=apply_on == "parse")
+
+    def _set_target(self, normalized: Dict[str, Any], target: str, value: Any, check: bool) -> None:
+        schema = self._schema
+        section, name = split_key(target)
+        if not name:
+            normalized[section] = value
+            return
+        node = normalized.get(section)
+        if section == "trainer":
+            params = schema.trainer_params()
+            normalized["trainer"][name] = schema._check(value, params[name].annotation, ("trainer", name)) \
+                if check and name in params else value
+            return
+        if not (isinstance(node, dict) and "init_args" in node):
+            raise ConfigError(f"link_arguments: the target '{target}' is not an argument of a class section")
+        if check:
+            from .signature import class_params
+            params, _ = class_params(schema.class_of(node))
+            if name in params:
+                value = schema._check(value, params[name].annotation, (section, "init_args", name))
+        node["init_args"][name] = value
+
+    def _take_import_paths(self, data: Dict[str, Any], path: str) -> None:
+        """A saved config's ``import_paths`` (directories relative to the file, written by SaveConfigCallback): the
+        places its model's and data's modules were imported from, searched first."""
+        dirs = data.pop("import_paths", None)
+        if dirs is None:
+            return
+        if isinstance(dirs, str):
+            dirs = [dirs]
+        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+            raise ConfigError(f"'import_paths' must be a list of directories (relative to the config file), got "
+                              f"{dirs!r}", where=path)
+        base = os.path.dirname(os.path.abspath(path))
+        self._resolver.add_dirs([os.path.join(base, d) for d in dirs])
 
     def _lift_subcommand(self, data, where):
         """A config written for ``--config FILE fit`` order with a ``fit:`` section applies that section."""
@@ -182,18 +316,54 @@ class EmberCLI:
             seed = random.SystemRandom().randint(0, 4294967295)
         normalized["seed_everything"] = seed_everything(seed, workers=True)
 
+    def _import_config_classes(self, parsed: ParsedArgs) -> None:
+        """Import the classes a given config names, so that ``--model.help DigitsClassifier`` finds its subclass
+        by name (as LightningCLI finds the subclasses a script imported); a broken config is ignored here."""
+        try:
+            config, _ = self._load(parsed, None)
+        except CLIError:
+            return
+        for value in list(config.values()) + list((config.get("trainer") or {}).values()):
+            for item in value if isinstance(value, list) else [value]:
+                path = item.get("class_path") if isinstance(item, dict) else None
+                if isinstance(path, str) and "." in path:
+                    try:
+                        self._resolver.resolve(path)
+                    except CLIError:
+                        pass
+
+    def _print_class_help(self, key_path, class_name: str) -> None:
+        """``--trainer.callbacks.help EarlyStopping``: the arguments of one class that may go at ``key_path``."""
+        from .help import render_class_help
+        from .schema import _group_of
+        schema = self._make_schema({}, self.subcommand or "fit")
+        key = ".".join(key_path)
+        bases = {"model": (self.model_class or schema.module_base, None),
+                 "data": (self.datamodule_class or schema.datamodule_base, None),
+                 "optimizer": (schema._optimizer_base(), "optimizers"), "lr_scheduler": (None, "lr_schedulers")}
+        from ...callbacks.callback import Callback
+        from ..loggers.logger import Logger
+        bases["trainer.callbacks"] = (Callback, "callbacks")
+        bases["trainer.logger"] = (Logger, "loggers")
+        for name, group in self.parser.class_groups.items():
+            bases[name] = (group.cls, _group_of(group.cls))
+        if key not in bases:
+            from .errors import suggest
+            close = suggest(key, list(bases))
+            hint = f"; did you mean '--{close}.help'?" if close else f"; it works for {', '.join(bases)}"
+            raise UsageError(f"'--{key}.help' lists the arguments of a class that '{key}' takes{hint}",
+                             where="command line")
+        base, group = bases[key]
+        cls = self._resolver.resolve(class_name, base, group, where="command line", key=f"--{key}.help")
+        sys.stdout.write(render_class_help(self.prog, key, cls, skip=("params", "optimizer")))
+
     def _print_help(self, parsed: ParsedArgs) -> None:
         from .help import render_help
-        from .schema import ConfigSchema
         classes: Dict[str, Any] = {}
         schema = None
         try:  # with a config, its classes' arguments are listed too; a broken config still gets the general help
             config, origins = self._load(parsed, None)
-            schema = ConfigSchema(self._resolver, origins, self.subcommand or "fit", model_class=self.model_class,
-                                  datamodule_class=self.datamodule_class, trainer_class=self.trainer_class,
-                                  trainer_defaults=self.trainer_defaults,
-                                  seed_everything_default=self.seed_everything_default,
-                                  auto_configure_optimizers=self.auto_configure_optimizers)
+            schema = self._make_schema(origins, self.subcommand or "fit")
             for section, group in (("model", None), ("data", None), ("optimizer", "optimizers"),
                                    ("lr_scheduler", "lr_schedulers")):
                 value = config.get(section)
@@ -203,11 +373,7 @@ class EmberCLI:
         except (CLIError, SystemExit):
             pass
         if schema is None:
-            schema = ConfigSchema(self._resolver, {}, self.subcommand or "fit", model_class=self.model_class,
-                                  datamodule_class=self.datamodule_class, trainer_class=self.trainer_class,
-                                  trainer_defaults=self.trainer_defaults,
-                                  seed_everything_default=self.seed_everything_default,
-                                  auto_configure_optimizers=self.auto_configure_optimizers)
+            schema = self._make_schema({}, self.subcommand or "fit")
         if self.subcommand is None and self.run:
             schema.subcommand = "fit"
         sys.stdout.write(render_help(self.prog, schema, self.subcommand, SUBCOMMANDS if self.run else (),
@@ -217,6 +383,10 @@ class EmberCLI:
                                      scheduler_cls=classes.get("lr_scheduler")))
 
     # ------------------------------------------------------------------------------------------ instantiate
+    def add_arguments_to_parser(self, parser: CLIParser) -> None:
+        """Hook: add keys, class sections, links and defaults to the config (see :class:`CLIParser`), e.g.
+        ``parser.link_arguments("data.batch_size", "model.batch_size")``."""
+
     def before_instantiate_classes(self) -> None:
         """Hook: runs after the config is validated, before any object is created."""
 
@@ -227,16 +397,30 @@ class EmberCLI:
         """Create ``self.datamodule``, ``self.model`` and ``self.trainer`` from the validated config."""
         schema, cfg = self._schema, self._normalized
         self.datamodule = schema.build(cfg.get("data"))
+        if self.datamodule is not None:
+            self._apply_links(cfg, "instantiate", "data", self.datamodule)
         self.model = schema.build(cfg.get("model"))
+        if self.model is not None:
+            self._apply_links(cfg, "instantiate", "model", self.model)
+        self.config_init = {"data": self.datamodule, "model": self.model}
+        group_callbacks = []
+        for key in self.parser.class_groups:
+            obj = schema.build(cfg.get(key))
+            self.config_init[key] = obj
+            if obj is not None and _is_callback(obj):
+                group_callbacks.append(obj)
         if self.model is not None and self.auto_configure_optimizers and cfg.get("optimizer") is not None:
             self._add_configure_optimizers(self.model, cfg["optimizer"], cfg.get("lr_scheduler"))
-        extra = []
+        extra = list(group_callbacks)
         if self.save_config_callback is not None and self.run:
             kwargs = {"overwrite": bool(parsed.overwrite) if parsed is not None else False}
             kwargs.update(self.save_config_kwargs)
             kwargs.setdefault("input_files", parsed.config_files if parsed is not None else [])
+            if "import_dirs" in inspect.signature(self.save_config_callback).parameters:
+                kwargs.setdefault("import_dirs", self._resolver.used_dirs)
             extra.append(self.save_config_callback(self.config, **kwargs))
         self.trainer = self.instantiate_trainer(extra)
+        self.config_init["trainer"] = self.trainer
 
     def instantiate_trainer(self, extra_callbacks: List[Any] = ()):
         """Create the Trainer from the ``trainer`` section (``extra_callbacks`` are appended)."""
@@ -287,9 +471,14 @@ class EmberCLI:
         if subcommand == "fit" and kwargs.get("ckpt_path") == "last":
             kwargs["ckpt_path"] = self._find_last_checkpoint() or "last"
             self.config["ckpt_path"] = kwargs["ckpt_path"]
+            if kwargs["ckpt_path"] != "last":
+                self._continue_run(kwargs["ckpt_path"])
         fn = getattr(self.trainer, subcommand)
         try:
-            fn(self.model, datamodule=self.datamodule, **kwargs)
+            with warnings.catch_warnings():
+                if self._continuing:  # the checkpoint directory holds this run's own checkpoints: no news
+                    warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
+                fn(self.model, datamodule=self.datamodule, **kwargs)
             if subcommand == "fit" and not self.trainer.interrupted and cfg.get("test_after_fit"):
                 cb = self.trainer.checkpoint_callback
                 best = "best" if cb is not None and getattr(cb, "best_model_path", "") else None
@@ -303,6 +492,26 @@ class EmberCLI:
         after = getattr(self, f"after_{subcommand}", None)
         if callable(after):
             after()
+
+    def _continue_run(self, ckpt_path: str) -> None:
+        """Resuming from ``<logger root>/version_N/checkpoints/last.ckpt`` continues run ``version_N`` in its own
+        directory (logs, checkpoints and the tracking state of ModelCheckpoint carry on) rather than starting a new
+        version; the run's config.yaml, which describes how it started, is kept."""
+        logger = self.trainer.logger
+        root = getattr(logger, "root_dir", None)
+        if root is None or getattr(logger, "_version", 0) is not None:  # no versioned logger, or a fixed version
+            return
+        run_dir = os.path.dirname(os.path.dirname(os.path.abspath(ckpt_path)))
+        if os.path.basename(os.path.dirname(os.path.abspath(ckpt_path))) != "checkpoints" or \
+                os.path.dirname(run_dir) != os.path.abspath(root):
+            return
+        name = os.path.basename(run_dir)
+        logger._version = int(name[len("version_"):]) if name.startswith("version_") and \
+            name[len("version_"):].isdigit() else name
+        for cb in self.trainer.callbacks:
+            if hasattr(cb, "keep_existing"):
+                cb.keep_existing = True
+        self._continuing = True
 
     def _find_last_checkpoint(self) -> Optional[str]:
         """``ckpt_path: last`` across runs: the newest ``last*.ckpt`` in the checkpoint callbacks' directories, or
@@ -322,6 +531,20 @@ class EmberCLI:
             dirs.append(os.path.join(trainer.default_root_dir, "checkpoints"))
         candidates = [f for d in dirs for f in glob.glob(os.path.join(d, "last*.ckpt")) if os.path.isfile(f)]
         return max(candidates, key=os.path.getmtime) if candidates else None
+
+
+def _is_callback(obj) -> bool:
+    from ...callbacks.callback import Callback
+    return isinstance(obj, Callback)
+
+
+def _get_attr(obj, dotted: str, source: str):
+    for part in dotted.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"link_arguments: '{source}' names '{part}', which {type(obj).__name__} does not have "
+                              "after it was created")
+        obj = getattr(obj, part)
+    return obj
 
 
 class _RunError(Exception):

@@ -13,17 +13,22 @@ from typing import Any, List, Optional, Sequence, Tuple
 from .config_files import parse_value
 from .errors import UsageError, suggest
 
-__all__ = ["SUBCOMMANDS", "ParsedArgs", "parse_argv", "FLAGS"]
+__all__ = ["SUBCOMMANDS", "ParsedArgs", "parse_argv", "FLAGS", "PRINT_CONFIG_FLAGS"]
 
 SUBCOMMANDS = ("fit", "validate", "test", "predict")
 
 # flags that take no value: name -> help
 FLAGS = {
     "--help": "show this help (with a config, also the model's and the data's arguments) and exit",
-    "--print_config": "print the fully resolved config, defaults filled in, and exit",
+    "--print_config": "print the fully resolved config, defaults filled in, and exit; --print_config=FLAGS with "
+                      "comma-separated flags: comments (the help of each key as a YAML comment), skip_default "
+                      "(only values that differ from the default), skip_null (no null values)",
     "--overwrite": "replace an existing config.yaml in the run's log directory",
     "--debug": "show the Python traceback of errors",
+    "--version": "print ember's version and exit",
 }
+
+PRINT_CONFIG_FLAGS = ("comments", "skip_default", "skip_null")
 
 _GROUP_FILE_KEYS = ("trainer", "model", "data", "optimizer", "lr_scheduler")
 
@@ -33,15 +38,20 @@ class ParsedArgs:
     """What the command line asked for.
 
     ``sources`` lists, in command-line order, ``("file", path)`` for a config file, ``("group_file", group, path)``
-    for ``--trainer trainer.yaml`` and ``("set", key_path, value)`` for a ``--key value`` override.
+    for ``--trainer trainer.yaml``, ``("set", key_path, value)`` for a ``--key value`` override and
+    ``("append", key_path, value)`` for ``--key+=value`` (jsonargparse's list append). ``class_help`` is
+    ``(key_path, class name)`` for ``--trainer.callbacks.help EarlyStopping``.
     """
 
     subcommand: Optional[str] = None
     sources: List[Tuple[Any, ...]] = field(default_factory=list)
     help: bool = False
     print_config: bool = False
+    print_config_flags: Tuple[str, ...] = ()
     overwrite: bool = False
     debug: bool = False
+    version: bool = False
+    class_help: Optional[Tuple[Tuple[str, ...], str]] = None
 
     @property
     def config_files(self) -> List[str]:
@@ -69,11 +79,21 @@ def parse_argv(argv: Sequence[str], subcommands: Sequence[str] = SUBCOMMANDS) ->
         if tok == "--overwrite":
             out.overwrite = True
             continue
+        if tok == "--version":
+            out.version = True
+            continue
         if tok == "--print_config" or tok.startswith("--print_config="):
             out.print_config = True
+            out.print_config_flags = _print_config_flags(tok.partition("=")[2])
             continue
         if tok in subcommands and out.subcommand is None:
             out.subcommand = tok
+            continue
+        if tok == "-c":  # LightningCLI's short spelling of --config
+            if i >= len(tokens):
+                raise UsageError("option '-c' needs a config file (e.g. -c config.yaml)", where="command line")
+            out.sources.append(("file", tokens[i]))
+            i += 1
             continue
         if tok.startswith("--") and len(tok) > 2:
             key, sep, raw = tok[2:].partition("=")
@@ -88,17 +108,22 @@ def parse_argv(argv: Sequence[str], subcommands: Sequence[str] = SUBCOMMANDS) ->
             if key == "config":
                 out.sources.append(("file", raw))
                 continue
+            append = key.endswith("+")
+            key = key[:-1] if append else key
             path = tuple(key.split("."))
+            if len(path) > 1 and path[-1] == "help" and not append:
+                out.class_help = (path[:-1], raw)
+                continue
             if any(not part for part in path):
                 raise UsageError(f"malformed option '--{key}': keys are separated by single dots, as in "
                                  "--trainer.max_epochs", where="command line")
-            if len(path) == 1 and path[0] in _GROUP_FILE_KEYS and raw.endswith((".yaml", ".yml")):
+            if len(path) == 1 and path[0] in _GROUP_FILE_KEYS and raw.endswith((".yaml", ".yml")) and not append:
                 out.sources.append(("group_file", path[0], raw))
                 continue
-            out.sources.append(("set", path, parse_value(raw)))
+            out.sources.append(("append" if append else "set", path, parse_value(raw)))
             continue
         if tok.startswith("-") and tok != "-":
-            known = list(FLAGS) + ["--config"]
+            known = list(FLAGS) + ["--config", "-c"]
             close = suggest(tok, known)
             hint = f"; did you mean '{close}'?" if close else " (overrides are written --group.key VALUE)"
             raise UsageError(f"unknown option '{tok}'{hint}", where="command line")
@@ -112,3 +137,15 @@ def parse_argv(argv: Sequence[str], subcommands: Sequence[str] = SUBCOMMANDS) ->
         raise UsageError(f"unexpected argument '{tok}': a config file must end in .yaml or .yml, and an override "
                          "is written --group.key VALUE", where="command line")
     return out
+
+
+def _print_config_flags(text: str) -> Tuple[str, ...]:
+    """``comments,skip_null`` -> ``("comments", "skip_null")``; an unknown flag is an error, never ignored."""
+    flags = tuple(f.strip() for f in text.split(",") if f.strip()) if text else ()
+    for flag in flags:
+        if flag not in PRINT_CONFIG_FLAGS:
+            close = suggest(flag, PRINT_CONFIG_FLAGS)
+            hint = f"did you mean '{close}'? " if close else ""
+            raise UsageError(f"unknown --print_config flag '{flag}'; {hint}the flags are {', '.join(PRINT_CONFIG_FLAGS)}"
+                             " (comma-separated, e.g. --print_config=skip_null,comments)", where="command line")
+    return flags

@@ -13,7 +13,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from .errors import ConfigError, UsageError
 
-__all__ = ["load_file", "parse_value", "merge_into", "set_path", "dump_config", "format_key", "origin_of"]
+__all__ = ["load_file", "parse_value", "merge_into", "set_path", "append_path", "dump_config", "format_key",
+           "origin_of"]
 
 Path = Tuple[Any, ...]
 Origins = Dict[Path, str]
@@ -185,9 +186,12 @@ def set_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, w
     """Set ``config[path[0]][path[1]]... = value`` (a ``--a.b.c value`` override), creating mappings on the way.
 
     A section given as a bare class name (``model: model.Net``) becomes ``{class_path: model.Net}`` so that
-    ``--model.init_args.lr`` can be added to it; a number steps into a list (``--trainer.callbacks.0.init_args.x``).
+    ``--model.init_args.lr`` can be added to it; a number steps into a list (``--trainer.callbacks.0.init_args.x``)
+    and a name steps into its last entry, as in jsonargparse (``--trainer.callbacks+=EarlyStopping
+    --trainer.callbacks.patience=5`` configures the callback just appended).
     """
     path = tuple(int(p) if isinstance(p, str) and p.isdigit() else p for p in path)
+    path = _into_last_entries(config, path)
     node: Any = config
     for i, part in enumerate(path[:-1]):
         if isinstance(node, list):
@@ -196,7 +200,8 @@ def set_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, w
             nxt = node[part]
         else:
             nxt = node.get(part)
-        if isinstance(nxt, str) and (i == 0 or path[i + 1] in ("init_args", "class_path", "dict_kwargs")):
+        if isinstance(nxt, str) and (i == 0 or isinstance(node, list) or
+                                     path[i + 1] in ("init_args", "class_path", "dict_kwargs")):
             nxt = {"class_path": nxt}
         elif isinstance(nxt, list) and isinstance(path[i + 1], int):
             pass
@@ -215,6 +220,46 @@ def set_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, w
         node[last] = value
     _drop_origins(origins, tuple(path))
     origins[tuple(path)] = where
+
+
+def _into_last_entries(config: Dict[str, Any], path: Path) -> Path:
+    """``("trainer", "callbacks", "patience")`` -> ``("trainer", "callbacks", 2, "patience")`` when callbacks is a
+    list of 3 class entries: a key after a list of classes applies to its last entry."""
+    node: Any = config
+    out = []
+    for i, part in enumerate(path):
+        if isinstance(node, list) and not isinstance(part, int) and node and \
+                isinstance(node[-1], (dict, str)) and i < len(path):
+            out.append(len(node) - 1)
+            node = node[-1]
+        out.append(part)
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            node = None
+    return tuple(out)
+
+
+def append_path(config: Dict[str, Any], origins: Origins, path: Path, value: Any, where: str) -> None:
+    """``--a.b+=value`` (jsonargparse's list append): add ``value`` (or every item of a list ``value``) to the list at
+    ``path``; a single value there becomes the list's first entry, and no value an empty list."""
+    node: Any = config
+    for part in path[:-1]:
+        nxt = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(nxt, dict):
+            nxt = {"class_path": nxt} if isinstance(nxt, str) else {}
+            node[part] = nxt
+        node = nxt
+    last = path[-1]
+    current = node.get(last)
+    items = list(current) if isinstance(current, list) else ([] if current is None else [current])
+    start = len(items)
+    items.extend(copy.deepcopy(value) if isinstance(value, list) else [copy.deepcopy(value)])
+    node[last] = items
+    for i in range(start, len(items)):
+        origins[tuple(path) + (i,)] = where
 
 
 def _dumper_class():

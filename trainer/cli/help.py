@@ -9,7 +9,7 @@ from typing import List, Optional
 from .signature import REQUIRED, Param, class_params, summary_line
 from .typecheck import describe, show_value
 
-__all__ = ["render_help", "TRAINER_FLAG_HELP"]
+__all__ = ["render_help", "render_class_help", "TRAINER_FLAG_HELP"]
 
 # One line per Trainer flag, shown when the Trainer's docstring has no text for it.
 TRAINER_FLAG_HELP = {
@@ -59,11 +59,17 @@ TRAINER_FLAG_HELP = {
 
 _OPTIONS = [
     ("-h, --help", "show this help (after a config file, also the model's and the data's arguments) and exit"),
-    ("--config FILE", "a YAML config; repeat it to merge several, the last one wins (a config file may also be "
-                      "given without --config)"),
-    ("--print_config", "print the fully resolved config, defaults filled in, and exit"),
+    ("-c, --config FILE", "a YAML config; repeat it to merge several, the last one wins (a config file may also "
+                          "be given without --config)"),
+    ("--print_config[=FLAGS]", "print the fully resolved config, defaults filled in, and exit; FLAGS (comma-"
+                               "separated): comments, skip_default, skip_null"),
+    ("--KEY+=VALUE", "append to a list, e.g. --trainer.callbacks+=EarlyStopping (then --trainer.callbacks.KEY "
+                     "VALUE sets the appended callback's init_args)"),
+    ("--GROUP.help CLASS", "list the init_args of CLASS for GROUP (model, data, optimizer, lr_scheduler, "
+                           "trainer.callbacks, trainer.logger) and exit"),
     ("--overwrite", "replace an existing config.yaml in the run's log directory"),
     ("--debug", "show the Python traceback of errors"),
+    ("--version", "print ember's version and exit"),
 ]
 
 _SUBCOMMAND_HELP = {
@@ -107,6 +113,14 @@ def _class_group(lines: List[str], prefix: str, cls, note: Optional[str] = None,
         lines.append(f"      ({cls.__name__} takes no init_args)")
 
 
+def render_class_help(prog: str, key: str, cls, skip=()) -> str:
+    """``--KEY.help CLASS``: the ``init_args`` that ``cls`` takes when given at ``key``."""
+    lines = [f"usage: {prog} ... --{key}+={cls.__name__} --{key}.KEY VALUE ..." if key == "trainer.callbacks"
+             else f"usage: {prog} ... --{key} {cls.__name__} --{key}.KEY VALUE ...", ""]
+    _class_group(lines, key, cls, skip=skip)
+    return "\n".join(lines) + "\n"
+
+
 def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model_cls=None, data_cls=None,
                 optimizer_cls=None, scheduler_cls=None) -> str:
     """The help page. ``schema`` is a :class:`ConfigSchema`; the ``*_cls`` are the classes a given config names
@@ -132,7 +146,11 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
             lines.append(f"  {name:<10}{_SUBCOMMAND_HELP.get(name, '')}")
     lines += ["", "options:"]
     for flag, text in _OPTIONS:
-        lines.append(f"  {flag:<16}{text}")
+        if len(flag) > 20:
+            lines.append(f"  {flag}")
+            lines.extend(textwrap.wrap(text, width=_width(), initial_indent=" " * 24, subsequent_indent=" " * 24))
+        else:
+            lines.extend(textwrap.wrap(f"  {flag:<22}{text}", width=_width(), subsequent_indent=" " * 24))
     lines += ["", "top level (--KEY VALUE or KEY: VALUE in a config):"]
     for name, p in schema.run_params().items():
         _entry(lines, name, p)

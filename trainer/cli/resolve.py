@@ -91,6 +91,17 @@ class ClassResolver:
             if d not in self.search_dirs:
                 self.search_dirs.append(d)
         self._added: List[str] = []
+        self.used_dirs: List[str] = []  # the search directories user classes were actually imported from
+
+    def add_dirs(self, dirs: List[str]) -> None:
+        """Search ``dirs`` first (a saved config's ``import_paths``)."""
+        for d in reversed([os.path.abspath(d) for d in dirs]):
+            if d in self.search_dirs:
+                self.search_dirs.remove(d)
+            self.search_dirs.insert(0, d)
+        if self._added:  # already on sys.path: put the new order there too
+            self.deactivate()
+            self.activate()
 
     # ------------------------------------------------------------------------------------------- import path
     def activate(self) -> None:
@@ -201,6 +212,9 @@ class ClassResolver:
         parts = class_path.split(".")
         self.activate()
         self._refresh(parts[0])
+        source_dir = self._source_dir(parts[0])
+        if source_dir is not None and source_dir not in self.used_dirs:
+            self.used_dirs.append(source_dir)
         module = None
         for cut in range(len(parts) - 1, 0, -1):
             module_name = ".".join(parts[:cut])

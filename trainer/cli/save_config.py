@@ -19,15 +19,20 @@ class SaveConfigCallback(Callback):
         overwrite: replace an existing file; without it an existing file is an error, so the config of an earlier
             run is never lost.
         input_files: the config files the run was started from; never overwritten, even with ``overwrite``.
+        import_dirs: the directories the config's own classes (``model.MyModel``) were imported from. They are
+            saved as ``import_paths``, relative to the saved file, so that ``trainer fit <log dir>/config.yaml``
+            finds the same modules from any working directory.
     """
 
     def __init__(self, config: Dict[str, Any], config_filename: str = "config.yaml", overwrite: bool = False,
-                 input_files: Iterable[str] = ()) -> None:
+                 input_files: Iterable[str] = (), import_dirs: Iterable[str] = ()) -> None:
         self.config = config
+        self.import_dirs = list(import_dirs)
         self.config_filename = config_filename
         self.overwrite = overwrite
         self.input_files = [os.path.abspath(f) for f in input_files]
         self.saved_path: Optional[str] = None
+        self.keep_existing = False  # set by the CLI when a resumed run continues in its own log directory
         self._done = False
 
     def setup(self, trainer, pl_module, stage: str) -> None:
@@ -36,7 +41,7 @@ class SaveConfigCallback(Callback):
             return
         log_dir = trainer.log_dir
         path = os.path.join(log_dir, self.config_filename)
-        if trainer.is_global_zero:
+        if trainer.is_global_zero and not (self.keep_existing and os.path.isfile(path)):
             self._check(path)
             self.save_config(path)
         self.saved_path = path
@@ -59,8 +64,22 @@ class SaveConfigCallback(Callback):
         from .config_files import dump_config
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
         tmp = path + ".tmp"
+        config = self.config
+        if self.import_dirs:
+            here = os.path.dirname(os.path.abspath(path))
+            config = {"import_paths": [_relative_or_absolute(d, here) for d in self.import_dirs], **config}
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(dump_config(self.config, header=f"ember=={__version__}"))
+            f.write(dump_config(config, header=f"ember=={__version__}"))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+
+
+def _relative_or_absolute(directory: str, start: str) -> str:
+    """``directory`` relative to ``start`` when they share more than the filesystem root (a project moved or
+    copied as a whole keeps working), else absolute."""
+    directory = os.path.abspath(directory)
+    common = os.path.commonpath([directory, os.path.abspath(start)])
+    if os.path.dirname(common) == common:  # only "/" (or a drive) in common
+        return directory
+    return os.path.relpath(directory, start)

@@ -28,8 +28,8 @@ TOP_LEVEL_ORDER = ("seed_everything", "trainer", "model", "data", "optimizer", "
 _RUN_SKIP = {"self", "model", "train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"}
 
 RUN_PARAM_DOCS = {
-    "ckpt_path": "checkpoint to start from: a path, 'last' (the newest last.ckpt of this run's log directory or "
-                 "of earlier versions of it) or 'best'",
+    "ckpt_path": "checkpoint to start from: a path, 'last' (the newest last.ckpt of the logger's version_N "
+                 "directories; fit then continues in that directory) or 'best'",
     "weights_only": "load only the weights from ckpt_path",
     "verbose": "print the metrics table",
     "return_predictions": "keep the predictions in memory",
@@ -99,13 +99,15 @@ class ConfigSchema:
         trainer_defaults: defaults that replace the ``Trainer`` signature's.
         seed_everything_default: the default of ``seed_everything``.
         auto_configure_optimizers: offer the ``optimizer`` and ``lr_scheduler`` sections.
+        parser: the arguments, class sections and links added by ``EmberCLI.add_arguments_to_parser``.
     """
 
     def __init__(self, resolver: ClassResolver, origins, subcommand: Optional[str], *, model_class=None,
                  datamodule_class=None, subclass_mode_model: bool = False, subclass_mode_data: bool = False,
                  trainer_class=None, trainer_defaults: Optional[Dict[str, Any]] = None,
                  seed_everything_default: Union[bool, int, None] = True,
-                 auto_configure_optimizers: bool = True) -> None:
+                 auto_configure_optimizers: bool = True, parser=None) -> None:
+        from .parser import CLIParser
         from ..datamodule import LightningDataModule
         from ..module import LightningModule
         from ..trainer import Trainer
@@ -120,6 +122,8 @@ class ConfigSchema:
         self.trainer_defaults = dict(trainer_defaults or {})
         self.seed_everything_default = seed_everything_default
         self.auto_configure_optimizers = auto_configure_optimizers
+        self.parser = parser if parser is not None else CLIParser()
+        self.linked = self.parser.linked_targets()
         self.module_base = LightningModule
         self.datamodule_base = LightningDataModule
         # id(normalized spec dict) -> (class, spec, key path): what ``build`` instantiates
@@ -165,7 +169,16 @@ class ConfigSchema:
         return names
 
     def top_level_keys(self) -> List[str]:
-        return ["seed_everything"] + self.section_names() + [k for k in self.run_params() if k != "seed_everything"]
+        return ["seed_everything"] + self.section_names() + [k for k in self.run_params() if k != "seed_everything"] \
+            + self.custom_keys()
+
+    def custom_keys(self) -> List[str]:
+        """The top-level keys added by ``add_arguments_to_parser`` (arguments and class sections)."""
+        keys = list(self.parser.class_groups)
+        for path in self.parser.arguments:
+            if path[0] not in keys:
+                keys.append(path[0])
+        return keys
 
     def _tolerated(self) -> List[str]:
         """Keys accepted but unused by this subcommand: a fit config's ``test_after_fit`` when it is reused by
@@ -217,7 +230,47 @@ class ConfigSchema:
             if name == "seed_everything":
                 continue
             out[name] = self._check(config[name], p.annotation, (name,)) if name in config else p.default
+        self._custom(config, out)
         return out
+
+    def _custom(self, config: Dict[str, Any], out: Dict[str, Any]) -> None:
+        """Validate the arguments and class sections added by ``add_arguments_to_parser`` into ``out``."""
+        for key, group in self.parser.class_groups.items():
+            value = config.get(key)
+            if value is None and not group.required:
+                out[key] = None
+                continue
+            base = group.cls
+            out[key] = self.spec(value if value is not None else {}, (key,), base, _group_of(base),
+                                 default_cls=None if group.subclass_mode else group.cls)
+        known = self.parser.arguments
+        for path, p in known.items():
+            node, present = config, True
+            for part in path:
+                if isinstance(node, dict) and part in node:
+                    node = node[part]
+                else:
+                    present = False
+                    break
+            if not present and p.required:
+                raise ConfigError(f"missing required argument '{format_key(path)}' (set --{'.'.join(path)})",
+                                  where=self._first_file())
+            value = self._check(node, p.annotation, path) if present else p.default
+            target = out
+            for part in path[:-1]:
+                target = target.setdefault(part, {})
+            target[path[-1]] = value
+        for root in {path[0] for path in known if len(path) > 1}:  # unknown keys inside a nested argument group
+            self._unknown_nested(config.get(root), (root,), [p[1:] for p in known if p[0] == root])
+
+    def _unknown_nested(self, value, prefix: tuple, paths: List[tuple]) -> None:
+        if not isinstance(value, dict):
+            return
+        names = {p[0] for p in paths}
+        for key, sub in value.items():
+            if key not in names:
+                raise self._unknown(prefix + (key,), sorted(names), prefix)
+            self._unknown_nested(sub, prefix + (key,), [p[1:] for p in paths if p[0] == key and len(p) > 1])
 
     @staticmethod
     def _optimizer_base():
@@ -375,7 +428,8 @@ class ConfigSchema:
                 raise self._unknown(arg_path, params, path + ("init_args",), takes=takes)
             out_args[name] = self._check(v, p.annotation, arg_path)
         for name, p in params.items():
-            if p.required and name not in out_args and name not in dict_kwargs:
+            if p.required and name not in out_args and name not in dict_kwargs and \
+                    (path[0], name) not in self.linked:
                 where = self._where(path + ("class_path",)) or self._where(path)
                 raise ConfigError(f"missing required init_arg '{name}' of {canonical_path(cls)} (set "
                                   f"{key}.init_args.{name})", where=where)
@@ -387,10 +441,10 @@ class ConfigSchema:
         return spec
 
     def class_of(self, spec: Optional[Dict[str, Any]]) -> Optional[type]:
-        """The class a normalized spec creates."""
+        """The class a normalized spec creates (None for anything that is not a spec)."""
         if spec is None:
             return None
-        return self._specs[id(spec)][0]
+        return self._specs.get(id(spec), (None,))[0]
 
     # --------------------------------------------------------------------------------------------- defaults
     def with_defaults(self, config: Dict[str, Any]) -> Dict[str, Any]:
@@ -417,6 +471,14 @@ class ConfigSchema:
         for name in self.run_params():
             if name != "seed_everything":
                 out[name] = self._render(config.get(name))
+        for key, group in self.parser.class_groups.items():
+            rendered = self._render(config.get(key))
+            if rendered is not None and not group.subclass_mode and self.class_of(config[key]) is group.cls:
+                rendered = rendered["init_args"]
+            out[key] = rendered
+        for path in self.parser.arguments:
+            if path[0] not in self.parser.class_groups:
+                out[path[0]] = self._render(config.get(path[0]))
         return out
 
     def _render(self, value):

@@ -1,4 +1,5 @@
-"""``TensorBoardLogger``: scalars, hyperparameters (HParams dashboard) and the model graph, via tensorboardX.
+"""``TensorBoardLogger``: scalars, hyperparameters (HParams dashboard) and the model graph, via tensorboardX (through
+:class:`ember.utils.tensorboard.SummaryWriter`, which accepts ember tensors).
 
 The run directory is ``save_dir/name/version_N`` (plus ``sub_dir``), created when something is first written. The
 model graph is traced through ember's own autograd graph (no torch): see :func:`build_graph_def`.
@@ -45,7 +46,7 @@ class TensorBoardLogger(VersionedLogger):
 
         logger = TensorBoardLogger("tb_logs", name="my_model")
         trainer = em.Trainer(logger=logger)
-        logger.experiment.add_histogram("weights", model.layer.weight.numpy(), 0)   # the SummaryWriter
+        logger.experiment.add_histogram("weights", model.layer.weight, 0)   # the SummaryWriter, takes ember tensors
     """
 
     NAME_HPARAMS_FILE = "hparams.yaml"
@@ -85,9 +86,10 @@ class TensorBoardLogger(VersionedLogger):
     @property
     @rank_zero_experiment
     def experiment(self):
-        """The ``tensorboardX.SummaryWriter`` of this run (created on first use), for images, histograms, text..."""
+        """The :class:`ember.utils.tensorboard.SummaryWriter` of this run (created on first use), for images,
+        histograms, text...; it is tensorboardX's writer, accepting ember tensors."""
         if self._experiment is None:
-            from tensorboardX import SummaryWriter
+            from ...utils.tensorboard import SummaryWriter
             os.makedirs(self.root_dir, exist_ok=True)
             kwargs = dict(self._kwargs)
             # tensorboardX names event files by the second and host only: a second writer in the same second (a
@@ -157,8 +159,7 @@ class TensorBoardLogger(VersionedLogger):
                           "TensorBoard. Make the input array a tuple representing the positional arguments to the "
                           "model's `forward()` implementation.", UserWarning)
             return
-        graph_def = build_graph_def(model, input_array)
-        self.experiment._get_file_writer().add_onnx_graph(graph_def)  # writes Event(graph_def=...), no torch needed
+        self.experiment.add_graph(model, tuple(input_array) if isinstance(input_array, list) else input_array)
 
     def save(self) -> None:
         """Flush the event files and write ``hparams.yaml`` (once, when the run directory exists)."""
