@@ -5,8 +5,6 @@ Only the ops that dominate the cost are counted, with PyTorch's formulas: matrix
 transposed convolutions and scaled dot-product attention. Elementwise ops, norms and pooling count zero, as in
 PyTorch. An op that calls another counted op (``linear`` around ``matmul``) is counted once, at the outermost call.
 Counts are attributed to every module whose ``forward`` is running, so a block's count includes its layers'.
-Convolution layers call the convolution kernel directly rather than the public ``conv2d`` op, so they are counted
-by a forward hook on each of them instead.
 """
 from __future__ import annotations
 
@@ -52,15 +50,13 @@ class FlopCounter:
 
     Args:
         modules: ``(name, module)`` pairs whose counts are wanted.
-        root: the model; its convolution layers are counted by forward hooks.
 
     After the block, ``c.total`` is the count of the whole pass and ``c.by_module[name]`` the count inside that
     module's ``forward``.
     """
 
-    def __init__(self, modules: Iterable[Tuple[str, object]], root=None) -> None:
+    def __init__(self, modules: Iterable[Tuple[str, object]]) -> None:
         self.modules = list(modules)
-        self.root = root
         self.total = 0
         self.by_module: Dict[str, int] = {name: 0 for name, _ in self.modules}
         self._active: List[str] = []
@@ -91,23 +87,13 @@ class FlopCounter:
             self.by_module[active] += flops
 
     def __enter__(self) -> "FlopCounter":
-        from ..core.nn.modules.conv import _ConvNd
         from ..core.observe import observe_ops
-        for module in (self.root.modules() if self.root is not None else ()):
-            if isinstance(module, _ConvNd):  # registered first: runs while the layer itself is still active
-                self._handles.append(module.register_forward_hook(self._count_conv))
         for name, module in self.modules:
             self._handles.append(module.register_forward_pre_hook(lambda m, a, _n=name: self._active.append(_n)))
             self._handles.append(module.register_forward_hook(lambda m, a, o, _n=name: self._pop(_n)))
         self._observing = observe_ops(self)
         self._observing.__enter__()
         return self
-
-    def _count_conv(self, module, args, output) -> None:
-        if self._depth:  # inside a counted op already
-            return
-        kind = "conv_transpose" if module.transposed else "conv2d"
-        self._add(op_flops(kind, (args[0], module.weight), {}, output))
 
     def _pop(self, name: str) -> None:
         if self._active and self._active[-1] == name:

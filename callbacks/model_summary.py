@@ -82,7 +82,7 @@ class ModelSummaryTable:
         modes = [(m, m.training) for m in self.model.modules()]
         self.model.eval()
         try:
-            with no_grad(), FlopCounter(self.layers, self.model) as counter:
+            with no_grad(), FlopCounter(self.layers) as counter:
                 if isinstance(x, (list, tuple)):
                     self.model(*x)
                 elif isinstance(x, dict):
