@@ -24,6 +24,7 @@ _LAZY = {
     "distributed": ("ember.core.distributed", None),
     "fft": ("ember.core.fft", None),
     "linalg": ("ember.core.linalg", None),
+    "onnx": ("ember.core.onnx", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -51,7 +52,7 @@ def __getattr__(name):
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
-            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
+            ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "onnx")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 
 

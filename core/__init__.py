@@ -19,7 +19,7 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 cfloat, cdouble = complex64, complex128
 
-_LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization")
+_LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization", "onnx")
 
 
 def __getattr__(name):

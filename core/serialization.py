@@ -293,32 +293,42 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory):
             raise FileNotFoundError(f"ember.save: the directory {directory!r} of {path!r} does not exist")
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                _write_archive(fh, obj)
-                fh.flush()
-                os.fsync(fh.fileno())
-            try:  # keep the permissions a plain open() would have given
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-            except OSError:
-                pass
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        _fsync_dir(directory)
+        atomic_write(path, lambda fh: _write_archive(fh, obj))
         return
     if not hasattr(f, "write"):
         raise TypeError(f"ember.save: f must be a path or a writable binary file object, got {type(f).__name__}")
     _write_archive(f, obj)
     if hasattr(f, "flush"):
         f.flush()
+
+
+def atomic_write(path, write) -> None:
+    """Call ``write(binary_file)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``.
+
+    Readers see the old file or the complete new one, never a half-written file. The directory must exist.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:  # keep the permissions a plain open() would have given
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(directory)
 
 
 def _fsync_dir(directory):

@@ -1,0 +1,212 @@
+"""Shape ops: ``reshape``/``view``/``flatten``, ``permute``/``transpose``, ``cat``/``stack``, ``split``/``chunk``,
+``squeeze``/``unsqueeze``, ``expand``, ``repeat``, dtype conversions and copies.
+
+Sizes the model computed from a dynamic axis (``x.view(x.size(0), -1)``) arrive as plain ints; :func:`target_shape`
+turns each dimension that followed a dynamic axis in the probe trace into ``0`` (copy the input's) or ``-1``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._common import as_list, axis, result_np_dtype
+from ._registry import OnnxExporterError, op
+
+__all__ = ["target_shape"]
+
+
+def result_dynamic(call, index: int = 0) -> tuple:
+    """Per dimension of the call's result: True when it changed size in the probe trace."""
+    from ._convert import flatten_result
+    out = flatten_result(call.result)[index]
+    if call.probe is None:
+        return (False,) * out.ndim
+    probe = flatten_result(call.probe.result)[index]
+    return tuple(a != b for a, b in zip(out.shape, probe.shape))
+
+
+def target_shape(g, call, inp, out_shape, out_dynamic) -> list:
+    """Reshape's shape argument for ``out_shape``: static dims as ints, dynamic ones as 0 (copy) or one -1."""
+    shape = [int(s) for s in out_shape]
+    in_dynamic = g.dynamic(inp)
+    free = []
+    for i, dyn in enumerate(out_dynamic):
+        if not dyn:
+            continue
+        if i < inp.ndim and in_dynamic[i] and inp.shape[i] == shape[i]:
+            shape[i] = 0  # the same dynamic dimension as the input's: copy it
+        else:
+            free.append(i)
+    if len(free) > 1:
+        raise OnnxExporterError(
+            f"'{call.name}' in {call.where()} reshapes {tuple(inp.shape)} to {tuple(out_shape)} with several "
+            "dimensions that follow dynamic axes in new positions; ONNX's Reshape can infer only one. Keep fewer "
+            "axes dynamic, or reshape so that dynamic dimensions stay in place")
+    if free:
+        shape[free[0]] = -1
+    return shape
+
+
+def _reshape_to_result(g, call):
+    inp = call.arg("input")
+    out = call.result
+    if tuple(inp.shape) == tuple(out.shape):
+        return g.value(inp)
+    return g.reshape(g.value(inp), target_shape(g, call, inp, out.shape, result_dynamic(call)))
+
+
+op("reshape", "view", "flatten", "unflatten", "view_as", "reshape_as", "ravel")(_reshape_to_result)
+
+
+@op("squeeze", "squeeze_")
+def _squeeze(g, call):
+    inp = call.arg("input")
+    dim = call.arg("dim")
+    dynamic = g.dynamic(inp)
+    dims = range(inp.ndim) if dim is None else ([dim] if isinstance(dim, int) else dim)
+    dims = [axis(d, inp.ndim) for d in dims]
+    dims = sorted(d for d in dims if inp.shape[d] == 1 and not dynamic[d])
+    if not dims:
+        return g.value(inp)
+    return g.op("Squeeze", [g.value(inp), g.ints(dims)])
+
+
+@op("unsqueeze", "unsqueeze_")
+def _unsqueeze(g, call):
+    inp = call.arg("input")
+    return g.op("Unsqueeze", [g.value(inp), g.ints([axis(call.arg("dim"), inp.ndim + 1)])])
+
+
+@op("permute")
+def _permute(g, call):
+    inp = call.arg("input")
+    dims = as_list(call.arg("dims"))
+    return g.op("Transpose", [g.value(inp)], perm=[axis(d, inp.ndim) for d in dims])
+
+
+@op("transpose", "transpose_", "swapaxes", "swapdims", "t", "t_")
+def _transpose(g, call):
+    inp = call.arg("input")
+    if inp.ndim < 2:
+        return g.value(inp)
+    if call.name.startswith("t"):
+        d0, d1 = (0, 1) if call.name in ("t", "t_") else (call.arg("dim0"), call.arg("dim1"))
+    else:
+        d0, d1 = call.arg("axis0", call.arg("dim0")), call.arg("axis1", call.arg("dim1"))
+    perm = list(range(inp.ndim))
+    a, b = axis(d0, inp.ndim), axis(d1, inp.ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return g.op("Transpose", [g.value(inp)], perm=perm)
+
+
+@op("movedim", "moveaxis")
+def _movedim(g, call):
+    inp = call.arg("input")
+    src, dst = call.arg("source"), call.arg("destination")
+    src = [src] if isinstance(src, int) else list(src)
+    dst = [dst] if isinstance(dst, int) else list(dst)
+    src, dst = [axis(s, inp.ndim) for s in src], [axis(d, inp.ndim) for d in dst]
+    rest = [d for d in range(inp.ndim) if d not in src]
+    perm = [None] * inp.ndim
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(rest)
+    perm = [p if p is not None else next(it) for p in perm]
+    return g.op("Transpose", [g.value(inp)], perm=perm)
+
+
+@op("cat", "concat", "concatenate")
+def _cat(g, call):
+    dtype = result_np_dtype(call)
+    tensors = [t for t in call.arg("tensors") if not (t.ndim == 1 and t.shape[0] == 0)]
+    ndim = call.result.ndim
+    names = [g.value(t, dtype) for t in tensors]
+    return g.op("Concat", names, axis=axis(call.arg("dim", 0), ndim))
+
+
+@op("stack")
+def _stack(g, call):
+    dtype = result_np_dtype(call)
+    ndim = call.result.ndim
+    dim = axis(call.arg("dim", 0), ndim)
+    names = [g.op("Unsqueeze", [g.value(t, dtype), g.ints([dim])]) for t in call.arg("tensors")]
+    return g.op("Concat", names, axis=dim)
+
+
+def _check_static(g, call, inp, dim):
+    if g.dynamic(inp)[dim]:
+        raise OnnxExporterError(f"'{call.name}' in {call.where()} splits dimension {dim}, which follows a dynamic "
+                                "axis: the pieces' sizes would stay those of the traced input")
+
+
+@op("split", "chunk", "tensor_split", "split_with_sizes")
+def _split(g, call):
+    inp = call.arg("tensor", call.arg("input"))
+    dim = axis(call.arg("dim", 0), inp.ndim)
+    _check_static(g, call, inp, dim)
+    sizes = [t.shape[dim] for t in call.result]
+    outs = g.op("Split", [g.value(inp), g.ints(sizes)], outputs=len(sizes), axis=dim)
+    return [outs] if len(sizes) == 1 else list(outs)
+
+
+@op("unbind")
+def _unbind(g, call):
+    inp = call.arg("input")
+    dim = axis(call.arg("dim", 0), inp.ndim)
+    _check_static(g, call, inp, dim)
+    n = inp.shape[dim]
+    outs = g.op("Split", [g.value(inp), g.ints([1] * n)], outputs=n, axis=dim)
+    outs = [outs] if n == 1 else outs
+    return [g.op("Squeeze", [o, g.ints([dim])]) for o in outs]
+
+
+@op("expand", "expand_as", "broadcast_to")
+def _expand(g, call):
+    inp = call.arg("input")
+    out = call.result
+    dynamic = result_dynamic(call)
+    offset = out.ndim - inp.ndim
+    shape = []
+    for i, size in enumerate(out.shape):
+        j = i - offset
+        if j >= 0 and inp.shape[j] == size:
+            shape.append(1)  # broadcasting keeps the input's own size, dynamic or not
+        elif dynamic[i]:
+            raise OnnxExporterError(f"'{call.name}' in {call.where()} expands to a size that follows a dynamic "
+                                    "axis; expand_as a tensor of that size is not supported yet")
+        else:
+            shape.append(int(size))
+    return g.op("Expand", [g.value(inp), g.ints(shape)])
+
+
+@op("repeat")
+def _repeat(g, call):
+    inp = call.arg("input")
+    reps = as_list(call.arg("sizes", call.arg("repeats")))
+    x = g.value(inp)
+    if len(reps) > inp.ndim:
+        x = g.op("Unsqueeze", [x, g.ints(range(len(reps) - inp.ndim))])
+    return g.op("Tile", [x, g.ints(reps)])
+
+
+@op("flip")
+def _flip(g, call):
+    inp = call.arg("input")
+    dims = [axis(d, inp.ndim) for d in as_list(call.arg("dims"))]
+    n = len(dims)
+    return g.op("Slice", [g.value(inp), g.ints([-1] * n), g.ints([np.iinfo(np.int64).min] * n), g.ints(dims),
+                          g.ints([-1] * n)])
+
+
+@op("tril", "triu", "tril_", "triu_")
+def _trilu(g, call):
+    return g.op("Trilu", [g.value(call.arg("input")), g.const(int(call.arg("diagonal", 0)), np.int64)],
+                upper=int(call.name.startswith("triu")))
+
+
+def _alias_or_cast(g, call):
+    dtype = result_np_dtype(call)
+    return g.value(call.arg("input"), dtype)
+
+
+op("contiguous", "clone", "detach", "detach_", "to", "type", "type_as", "float", "double", "half", "long", "int",
+   "short", "bool", "byte", "char", "cpu", "cuda", "requires_grad_", "dropout_eval", "alias")(_alias_or_cast)
