@@ -24,8 +24,11 @@ def tensors_in(value):
 
 
 def flatten_result(value):
-    """The tensors of a result (tensor, tuple/list of results, or None) in order; None entries kept."""
-    if isinstance(value, Tensor) or value is None:
+    """The tensors of a result (tensor, tuple/list of results, or None) in order; None entries kept.
+
+    Also flattens a mapping's returned names the same way (a ``str`` is one leaf).
+    """
+    if isinstance(value, (Tensor, str)) or value is None:
         return [value]
     if isinstance(value, (tuple, list)):
         out = []
@@ -37,7 +40,7 @@ def flatten_result(value):
 
 def _bind(g, call, names, live):
     results = flatten_result(call.result)
-    flat = flatten_result(names) if not isinstance(names, str) else [names]
+    flat = flatten_result(names)
     if len(flat) != len(results):
         raise OnnxExporterError(f"internal: the mapping of '{call.name}' returned {len(flat)} values for "
                                 f"{len(results)} results")

@@ -71,7 +71,7 @@ class Graph:
     def add_initializer(self, array, hint: str) -> str:
         """Add ``array`` as an initializer; returns its name."""
         name = self.unique(hint)
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        self.initializers.append(numpy_helper.from_array(np.array(array, order="C"), name))  # keeps 0-d
         return name
 
     def bind(self, tensor: Tensor, name: str, live: bool = True, probe_shape=None) -> None:

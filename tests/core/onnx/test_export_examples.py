@@ -1,0 +1,85 @@
+"""Each shipped example model (and an LSTM model) exports, passes onnx.checker's full check, and runs in ONNX
+Runtime with ember's eval-mode outputs (1e-5) at the traced batch size and at another one (dynamic batch axis)."""
+import importlib.util
+import os
+
+import pytest
+
+import ember as em
+from ember.core import nn
+
+from onnx_testing import check_export
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(em.__file__)), "examples")
+
+
+def example(name):
+    spec = importlib.util.spec_from_file_location(f"{name}_onnx_example", os.path.join(EXAMPLES, name, "model.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_digits_cnn():
+    em.manual_seed(0)
+    model = example("digits").DigitsClassifier().eval()
+    proto = check_export(model, em.rand(3, 1, 8, 8), others=[em.rand(7, 1, 8, 8)], dynamic={0: [0]})
+    assert [n.op_type for n in proto.graph.node] == ["Conv", "Relu", "Conv", "Relu", "MaxPool", "AveragePool",
+                                                      "Reshape", "Gemm", "Relu", "Gemm", "Identity"]
+    assert proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "x0_dynamic_axes_1"
+    assert {i.name for i in proto.graph.initializer} >= {"features.0.weight", "head.4.bias"}
+
+
+def test_autoencoder():
+    em.manual_seed(0)
+    model = example("autoencoder").LitAutoEncoder().eval()
+    check_export(model, em.rand(4, 64), others=[em.rand(1, 64)], dynamic={0: [0]})
+
+
+def test_gan_generator():
+    em.manual_seed(0)
+    model = example("gan").DigitGAN().eval()
+    proto = check_export(model, em.randn(2, 16), others=[em.randn(9, 16)], dynamic={0: [0]})
+    # only what forward used: the discriminator's weights are not exported
+    assert not any(i.name.startswith("discriminator") for i in proto.graph.initializer)
+
+
+def test_char_transformer():
+    em.manual_seed(0)
+    mod = example("char_transformer")
+    model = mod.CharTransformer(block_size=16).eval()
+    idx = lambda b, t: em.randint(0, mod.VOCAB_SIZE, (b, t))  # noqa: E731
+    check_export(model, idx(2, 12), others=[idx(5, 12)], dynamic={0: [0]})
+
+
+def test_char_transformer_dynamic_sequence_is_refused_with_the_reason():
+    em.manual_seed(0)
+    mod = example("char_transformer")
+    model = mod.CharTransformer(block_size=16).eval()
+    with pytest.raises(em.onnx.OnnxExporterError, match="'arange' in the model's own forward makes a constant"):
+        check_export(model, em.randint(0, 10, (2, 12)), dynamic={0: [0, 1]})
+
+
+def test_distillation_student():
+    em.manual_seed(0)
+    student = example("distillation").Distillation().student.eval()
+    check_export(student, em.rand(3, 64), others=[em.rand(6, 64)], dynamic={0: [0]})
+
+
+class LSTMClassifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(5, 8, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        return self.head(out[:, -1]), h, c
+
+
+def test_lstm_model():
+    em.manual_seed(0)
+    model = LSTMClassifier().eval()
+    proto = check_export(model, em.randn(2, 6, 5), others=[em.randn(4, 6, 5), em.randn(3, 9, 5)],
+                         dynamic={0: [0, 1]})
+    assert [n.op_type for n in proto.graph.node].count("LSTM") == 2
