@@ -74,18 +74,30 @@ def _axes_spec(dynamic_axes, known_names):
     return spec
 
 
-def _probe_inputs(args, names, spec, step):
-    """The inputs with every dynamic axis resized by ``step`` (rows repeated cyclically, so values stay valid)."""
+def _probe_inputs(args, names, spec, steps):
+    """The inputs with each dynamic axis resized by its step (rows repeated cyclically, so values stay valid)."""
     out = []
     for t, name in zip(args, names):
         data = t._data
-        for ax in spec.get(name, {}):
+        for ax, dim_name in spec.get(name, {}).items():
             n = data.shape[ax]
-            if n + step < 1:
+            if n + steps[dim_name] < 1:
                 return None
-            data = np.take(data, np.arange(n + step) % n, axis=ax)
+            data = np.take(data, np.arange(n + steps[dim_name]) % n, axis=ax)
         out.append(Tensor._make(np.ascontiguousarray(data)))
     return tuple(out)
+
+
+def _step_plans(args, names, spec):
+    """Probe step per dynamic dim name: distinct steps first (so two axes of equal size stay told apart), then
+    all +1, then all -1 (for models that need related axes to keep equal sizes)."""
+    dims = []
+    for name in names:
+        for dim_name in spec.get(name, {}).values():
+            if dim_name not in dims:
+                dims.append(dim_name)
+    plans = [{d: i + 1 for i, d in enumerate(dims)}] if len(dims) > 1 else []
+    return plans + [{d: 1 for d in dims}, {d: -1 for d in dims}]
 
 
 def _align(root, probe_root, trace_walk):
@@ -168,8 +180,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
             spec = _axes_spec(dynamic_axes, set(input_names) | set(output_names))
             probe_args = None
             if any(name in spec for name in input_names):
-                for step in (1, -1):
-                    probe_args = _probe_inputs(args, input_names, spec, step)
+                for steps in _step_plans(args, input_names, spec):
+                    probe_args = _probe_inputs(args, input_names, spec, steps)
                     if probe_args is None:
                         continue
                     try:
@@ -178,8 +190,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
                     except Exception:  # noqa: BLE001  (the other size may be invalid for this model)
                         probe_args = None
                 if probe_args is None:
-                    raise OnnxExporterError("the model fails when a dynamic axis is one larger or one smaller than in "
-                                            "args, so the exporter cannot find what follows those axes")
+                    raise OnnxExporterError("the model fails when its dynamic axes change size by one, so the exporter "
+                                            "cannot find which sizes follow those axes; check dynamic_axes")
                 _align(root, probe_root, walk)
     finally:
         if was_training:
@@ -191,7 +203,11 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         g.add_input(t, name, dims)
         if probe_args is not None:
             g.bind(t, name, live=True, probe_shape=probe_args[i].shape)
+            for d in spec.get(name, {}):
+                g.dim_sources.setdefault((t.shape[d], probe_args[i].shape[d]), (name, d))
     _bind_params(g, model, export_params)
+    g.known_constants = set(root.existing) | {id(t) for r in root.keep for t in flatten_result(r)
+                                              if isinstance(t, Tensor)}
     emit_children(g, root)
 
     probe_out = flatten_result(probe_root.result) if probe_args is not None else [None] * len(flat_out)

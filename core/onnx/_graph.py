@@ -13,6 +13,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from ..tensor import Tensor
+from ._registry import OnnxExporterError
 
 __all__ = ["Graph", "np_dtype", "onnx_dtype"]
 
@@ -49,6 +50,8 @@ class Graph:
         self.call = None             # the call being mapped, for error messages
         self.params: dict = {}       # id(parameter or buffer) -> (state_dict name, tensor); named on first use
         self.export_params = True
+        self.known_constants = None  # ids of tensors that may become constants (None: any tensor may)
+        self.dim_sources: dict = {}  # (traced size, probe size) -> (graph input name, axis) of a dynamic axis
 
     # ------------------------------------------------------------------------------------------------ names
     def unique(self, hint: str) -> str:
@@ -118,7 +121,12 @@ class Graph:
             self.inputs.append(helper.make_tensor_value_info(name, onnx_dtype(np_dtype(x)), list(x.shape)))
             self.bind(x, name, live=True)
             return name
-        # a weight, or a constant: a tensor made outside the traced graph, or a folded op's result
+        # a weight, or a constant: a tensor that existed before the run, or one made by a folded op
+        if param is None and self.known_constants is not None and id(x) not in self.known_constants:
+            where = f"'{self.call.name}' in {self.call.where()}" if self.call is not None else "an output"
+            raise OnnxExporterError(
+                f"{where} uses a tensor of shape {tuple(x.shape)} that was computed outside the ops the exporter "
+                "sees (a private kernel or direct array code); ember's exporter cannot record how it was made")
         name = self.add_initializer(x._data, param[0] if param is not None else "const")
         self.bind(x, name, live=False)
         return name
@@ -168,8 +176,9 @@ class Graph:
         return self.op(op_type, [x], keepdims=keep, axes=axes)
 
     def reshape(self, x: str, shape) -> str:
-        """Reshape ``x`` to ``shape`` (a list of ints where 0 copies the input's dimension and -1 is inferred)."""
-        return self.op("Reshape", [x, self.ints(shape)])
+        """Reshape ``x`` to ``shape``: a list of ints (0 copies the input's dimension, -1 is inferred) or the name
+        of an int64 vector."""
+        return self.op("Reshape", [x, shape if isinstance(shape, str) else self.ints(shape)])
 
     def shape_of(self, x: str, start=None, end=None) -> str:
         """``Shape(x)[start:end]`` as an int64 vector."""

@@ -50,3 +50,87 @@ def _one_tensor():
     return helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])
 
 
+
+
+def _project(g, x, weight, bias, rows, dtype):
+    """``x @ weight[rows].T + bias[rows]``: one slice of a packed in-projection."""
+    w = g.value(weight, dtype)
+    lo, hi = rows
+    if (lo, hi) != (0, weight.shape[0]):
+        w = g.op("Slice", [w, g.ints([lo]), g.ints([hi]), g.ints([0])])
+    y = g.op("MatMul", [x, g.op("Transpose", [w], perm=[1, 0])])
+    if bias is None:
+        return y
+    b = g.value(bias, dtype)
+    if (lo, hi) != (0, bias.shape[0]):
+        b = g.op("Slice", [b, g.ints([lo]), g.ints([hi]), g.ints([0])])
+    return g.op("Add", [y, b])
+
+
+def _mask_scores(g, scores, mask, dtype, neg_inf):
+    """Apply a PyTorch MultiheadAttention mask: bool ``True`` = masked out, float = added to the scores."""
+    if mask._data.dtype == np.bool_:
+        return g.op("Where", [g.value(mask), neg_inf, scores])
+    return g.op("Add", [scores, g.value(mask, dtype)])
+
+
+@op("multi_head_attention_forward")
+def _mha(g, call):
+    a = call.bound()
+    if a.get("bias_k") is not None or a.get("add_zero_attn") or a.get("static_k") is not None \
+            or a.get("static_v") is not None or (a.get("training") and a.get("dropout_p", 0) > 0):
+        return NotImplemented
+    query, key, value = a["query"], a["key"], a["value"]
+    dtype = result_np_dtype(call)
+    heads, embed = int(a["num_heads"]), int(a["embed_dim_to_check"])
+    head_dim = embed // heads
+    batched = query.ndim == 3
+    q_in, k_in, v_in = (g.value(t, dtype) for t in (query, key, value))
+    if not batched:
+        q_in, k_in, v_in = (g.op("Unsqueeze", [n, g.ints([1])]) for n in (q_in, k_in, v_in))
+    bias = a.get("in_proj_bias")
+    thirds = [(0, embed), (embed, 2 * embed), (2 * embed, 3 * embed)]
+    if a.get("use_separate_proj_weight"):
+        weights = [(a["q_proj_weight"], (0, embed)), (a["k_proj_weight"], (0, embed)), (a["v_proj_weight"], (0, embed))]
+        parts = [_project(g, x, w, None, rows, dtype) for x, (w, rows) in zip((q_in, k_in, v_in), weights)]
+        if bias is not None:
+            parts = [g.op("Add", [p, g.op("Slice", [g.value(bias, dtype), g.ints([lo]), g.ints([hi]), g.ints([0])])])
+                     for p, (lo, hi) in zip(parts, thirds)]
+    else:
+        parts = [_project(g, x, a["in_proj_weight"], bias, rows, dtype) for x, rows in zip((q_in, k_in, v_in), thirds)]
+    # (S, N, E) -> (N, heads, S, head_dim); the zeros copy the runtime sequence and batch sizes
+    q, k, v = (g.op("Transpose", [g.reshape(p, [0, 0, heads, head_dim])], perm=[1, 2, 0, 3]) for p in parts)
+    scores = g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])])
+    scores = g.op("Mul", [scores, g.const(1.0 / math.sqrt(head_dim), dtype)])
+    neg_inf = g.const(-np.inf, dtype)
+    attn_mask, kpm = a.get("attn_mask"), a.get("key_padding_mask")
+    if attn_mask is not None:
+        m = attn_mask
+        if attn_mask.ndim == 3:  # (N * heads, L, S) -> (N, heads, L, S)
+            shape = g.op("Concat", [g.ints([-1, heads]), g.shape_of(g.value(attn_mask), start=1)], axis=0)
+            name = g.reshape(g.value(attn_mask), shape)
+            scores = g.op("Where", [name, neg_inf, scores]) if m._data.dtype == np.bool_ else \
+                g.op("Add", [scores, g.cast(name, dtype) if m._data.dtype != dtype else name])
+        else:
+            scores = _mask_scores(g, scores, attn_mask, dtype, neg_inf)
+    if kpm is not None:
+        name = g.value(kpm) if kpm._data.dtype == np.bool_ else g.value(kpm, dtype)
+        name = g.op("Unsqueeze", [name, g.ints([0] if not batched else [1, 2])])
+        if not batched:
+            name = g.op("Unsqueeze", [name, g.ints([1, 2])])
+        scores = g.op("Where", [name, neg_inf, scores]) if kpm._data.dtype == np.bool_ else \
+            g.op("Add", [scores, name])
+    elif attn_mask is None and a.get("is_causal"):
+        return NotImplemented
+    probs = g.op("Softmax", [scores], axis=-1)
+    out = g.op("MatMul", [probs, v])                                  # (N, heads, L, head_dim)
+    out = g.reshape(g.op("Transpose", [out], perm=[2, 0, 1, 3]), [0, 0, -1])  # (L, N, E)
+    out = _project(g, out, a["out_proj_weight"], a.get("out_proj_bias"),
+                   (0, a["out_proj_weight"].shape[0]), dtype)
+    weights = None
+    if a.get("need_weights"):
+        weights = g.reduce("ReduceMean", probs, [1], False) if a.get("average_attn_weights", True) else probs
+    if not batched:
+        out = g.op("Squeeze", [out, g.ints([1])])
+        weights = g.op("Squeeze", [weights, g.ints([0])]) if weights is not None else None
+    return (out, weights)

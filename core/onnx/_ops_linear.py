@@ -54,8 +54,8 @@ def _baddbmm(g, call):
 @op("einsum")
 def _einsum(g, call):
     dtype = result_np_dtype(call)
-    equation = call.arg("equation", call.arg("input"))
-    operands = call.arg("operands", ())
+    args = call.arg("args") or (call.arg("equation"),) + tuple(call.arg("operands", ()))
+    equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
         operands = operands[0]
     if not isinstance(equation, str):

@@ -14,44 +14,65 @@ from ._registry import OnnxExporterError, op
 __all__ = ["target_shape"]
 
 
+def result_probe_shape(call, index: int = 0):
+    """The call's (``index``-th) result shape in the probe trace, or None without one."""
+    from ._convert import flatten_result
+    if call.probe is None:
+        return None
+    return tuple(flatten_result(call.probe.result)[index].shape)
+
+
 def result_dynamic(call, index: int = 0) -> tuple:
     """Per dimension of the call's result: True when it changed size in the probe trace."""
     from ._convert import flatten_result
     out = flatten_result(call.result)[index]
-    if call.probe is None:
+    probe = result_probe_shape(call, index)
+    if probe is None:
         return (False,) * out.ndim
-    probe = flatten_result(call.probe.result)[index]
-    return tuple(a != b for a, b in zip(out.shape, probe.shape))
+    return tuple(a != b for a, b in zip(out.shape, probe))
 
 
-def target_shape(g, call, inp, out_shape, out_dynamic) -> list:
-    """Reshape's shape argument for ``out_shape``: static dims as ints, dynamic ones as 0 (copy) or one -1."""
+def target_shape(g, call, inp, out_shape, probe_shape):
+    """Reshape's shape input for ``out_shape``: a list of ints where dims that follow a dynamic axis are 0 (copy
+    the input's) or -1, or, when several such dims move, an ONNX value built from the inputs' runtime sizes."""
     shape = [int(s) for s in out_shape]
+    if probe_shape is None:
+        return shape
     in_dynamic = g.dynamic(inp)
     free = []
-    for i, dyn in enumerate(out_dynamic):
-        if not dyn:
+    for i, (size, other) in enumerate(zip(out_shape, probe_shape)):
+        if size == other:
             continue
-        if i < inp.ndim and in_dynamic[i] and inp.shape[i] == shape[i]:
+        if i < inp.ndim and in_dynamic[i] and inp.shape[i] == size:
             shape[i] = 0  # the same dynamic dimension as the input's: copy it
         else:
             free.append(i)
-    if len(free) > 1:
-        raise OnnxExporterError(
-            f"'{call.name}' in {call.where()} reshapes {tuple(inp.shape)} to {tuple(out_shape)} with several "
-            "dimensions that follow dynamic axes in new positions; ONNX's Reshape can infer only one. Keep fewer "
-            "axes dynamic, or reshape so that dynamic dimensions stay in place")
-    if free:
-        shape[free[0]] = -1
-    return shape
+    if len(free) <= 1:
+        if free:
+            shape[free[0]] = -1
+        return shape
+    # several dynamic dims in new places: take each from the graph input axis that has that size in both traces
+    pieces = []
+    for i, size in enumerate(shape):
+        source = g.dim_sources.get((out_shape[i], probe_shape[i])) if i in free else None
+        if i in free and source is None:
+            if -1 in shape:
+                raise OnnxExporterError(
+                    f"'{call.name}' in {call.where()} reshapes {tuple(inp.shape)} to {tuple(out_shape)} with several "
+                    "dimensions that follow dynamic axes in new positions; ONNX's Reshape can infer only one. Keep "
+                    "fewer axes dynamic, or reshape so that dynamic dimensions stay in place")
+            shape[i] = -1
+        pieces.append(g.ints([shape[i]]) if source is None else g.shape_of(source[0], start=source[1],
+                                                                          end=source[1] + 1))
+    return g.op("Concat", pieces, axis=0)
 
 
 def _reshape_to_result(g, call):
     inp = call.arg("input")
     out = call.result
-    if tuple(inp.shape) == tuple(out.shape):
+    if tuple(inp.shape) == tuple(out.shape) and result_dynamic(call) == g.dynamic(inp):
         return g.value(inp)
-    return g.reshape(g.value(inp), target_shape(g, call, inp, out.shape, result_dynamic(call)))
+    return g.reshape(g.value(inp), target_shape(g, call, inp, out.shape, result_probe_shape(call)))
 
 
 op("reshape", "view", "flatten", "unflatten", "view_as", "reshape_as", "ravel")(_reshape_to_result)

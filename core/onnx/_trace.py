@@ -7,6 +7,7 @@ has no mapping for it.
 """
 from __future__ import annotations
 
+import gc
 import inspect
 
 from ..nn.modules import module as _module
@@ -36,7 +37,7 @@ class Call:
     ``module`` is the module for a module call, None for an op call.
     """
 
-    __slots__ = ("name", "fn", "args", "kwargs", "result", "scope", "module", "children", "probe", "_bound", "keep")
+    __slots__ = ("name", "fn", "args", "kwargs", "result", "scope", "module", "children", "probe", "_bound", "keep", "existing")
 
     def __init__(self, name, fn, args, kwargs, scope, module=None):
         self.name, self.fn, self.args, self.kwargs = name, fn, args, kwargs
@@ -46,6 +47,7 @@ class Call:
         self.probe = None  # the same call in the probe trace (run at other sizes of the dynamic axes)
         self._bound = None
         self.keep = None
+        self.existing = None
 
     def bound(self) -> dict:
         """The arguments by parameter name, defaults filled in; ``self`` is called ``input``."""
@@ -86,6 +88,9 @@ class _Recorder:
     """The op observer and module hooks that build the call tree."""
 
     def __init__(self, model):
+        # reflected operators (``1 - x`` runs ``x.__rsub__(1)``) are recorded with their operands in written order
+        self.reflected = {getattr(v, "__wrapped__", v) for attr, v in vars(Tensor).items()
+                          if attr.startswith("__r") and attr.endswith("__") and callable(v)}
         self.paths = {id(m): name for name, m in model.named_modules()}
         self.root = Call("<model>", None, (), {}, "")
         self.stack = [self.root]
@@ -98,6 +103,8 @@ class _Recorder:
         return ""
 
     def enter(self, name, fn, args, kwargs):
+        if fn in self.reflected and len(args) == 2:
+            args = (args[1], args[0])
         call = Call(name, fn, args, kwargs, self._scope())
         self.stack[-1].children.append(call)
         self.stack.append(call)
@@ -127,6 +134,9 @@ class _Recorder:
 def trace(model, args):
     """Run ``model(*args)`` and return ``(root call, outputs)``; the root's children are the top-level calls."""
     rec = _Recorder(model)
+    # tensors alive before the run: constants the model may use (anything else not made by an op was computed
+    # behind the exporter's back)
+    rec.root.existing = {id(o): o for o in gc.get_objects() if isinstance(o, Tensor)}
     pre = _module.register_module_forward_pre_hook(rec.pre_hook)
     post = _module.register_module_forward_hook(rec.hook, always_call=True)
     try:

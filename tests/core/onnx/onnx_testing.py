@@ -34,6 +34,7 @@ def check_export(model, inputs, others=(), dynamic=None, atol=1e-5, rtol=1e-5, *
     tuple in ``others`` (other sizes of the ``dynamic`` axes: {input index: [axes]}). Returns the ModelProto."""
     if isinstance(inputs, em.Tensor):
         inputs = (inputs,)
+    model.eval()
     names = [f"x{i}" for i in range(len(inputs))]
     dynamic_axes = {names[i]: axes for i, axes in (dynamic or {}).items()}
     proto = em.onnx.export(model, inputs, _Sink(), input_names=names, dynamic_axes=dynamic_axes or None, **kwargs)
