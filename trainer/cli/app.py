@@ -287,7 +287,9 @@ class EmberCLI:
         if subcommand == "fit" and kwargs.get("ckpt_path") == "last":
             kwargs["ckpt_path"] = self._find_last_checkpoint() or "last"
             self.config["ckpt_path"] = kwargs["ckpt_path"]
-        fn = getattr(self.trainer, subcommand)
+        from .export import RUN_FUNCTIONS
+        fn = getattr(self.trainer, subcommand) if subcommand not in RUN_FUNCTIONS else \
+            types.MethodType(RUN_FUNCTIONS[subcommand], self.trainer)
         try:
             fn(self.model, datamodule=self.datamodule, **kwargs)
             if subcommand == "fit" and not self.trainer.interrupted and cfg.get("test_after_fit"):
