@@ -100,7 +100,9 @@ def _descend(g, call, live):
         return
     for tensor in flatten_result(call.result):
         if isinstance(tensor, Tensor) and not g.known(tensor):
-            detail = "part of its work runs outside the ops the exporter can see"
+            detail = ("part of its work runs outside the ops the exporter can see (a private kernel, direct array "
+                      "code, or an ember function imported by name into another module: call ops through their "
+                      "module, as in F.relu(x))")
             raise unsupported(call, g.opset, detail)
 
 

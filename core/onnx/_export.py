@@ -223,7 +223,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         outputs_info.append(helper.make_tensor_value_info(name, onnx_dtype(t._data.dtype), dims))
     model_proto = g.model(outputs_info, name=type(model).__name__)
     if verbose:
-        print(helper.printable_graph(model_proto.graph))
+        from onnx import printer
+        print(printer.to_text(model_proto.graph))
     _write(model_proto, f)
     return model_proto
 

@@ -26,23 +26,24 @@ def _conv_pads(padding, nd, kernel, dilation):
     return p + p
 
 
-def _batched(g, inp, nd, build):
-    """Run ``build(x)`` on a batched ``x``: an unbatched input gets a batch dimension added, then removed."""
-    x = g.value(inp)
+def _batched(g, inp, nd, build, x=None):
+    """Run ``build(x)`` on a batched ``x`` (default: ``inp``'s value): an unbatched input gets a batch dimension
+    added, then removed."""
+    x = g.value(inp) if x is None else x
     if inp.ndim == nd + 1:
         x = g.op("Unsqueeze", [x, g.ints([0])])
         return g.op("Squeeze", [build(x), g.ints([0])])
     return build(x)
 
 
-def _conv(g, inp, weight, bias, stride, padding, dilation, groups, nd, dtype):
+def _conv(g, inp, weight, bias, stride, padding, dilation, groups, nd, dtype, x=None):
     kernel = list(weight.shape[2:])
     dilation, stride = _tuple(dilation, nd), _tuple(stride, nd)
     pads = _conv_pads(padding, nd, kernel, dilation)
     w = g.value(weight, dtype)
     b = [g.value(bias, dtype)] if bias is not None else []
     return _batched(g, inp, nd, lambda x: g.op("Conv", [x, w] + b, kernel_shape=kernel, strides=stride,
-                                               pads=pads, dilations=dilation, group=int(groups)))
+                                               pads=pads, dilations=dilation, group=int(groups)), x)
 
 
 @op("conv1d", "conv2d")
@@ -84,21 +85,8 @@ def _conv_module(g, call):
         mode = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[m.padding_mode]
         pads = _pad_list(list(m._reversed_padding_repeated_twice), inp.ndim)
         padded = g.op("Pad", [g.value(inp), g.ints(pads)], mode=mode)
-        return _conv_named(g, padded, inp, m, dtype)
+        return _conv(g, inp, m.weight, m.bias, m.stride, 0, m.dilation, m.groups, m._nd, dtype, x=padded)
     return _conv(g, inp, m.weight, m.bias, m.stride, m.padding, m.dilation, m.groups, m._nd, dtype)
-
-
-def _conv_named(g, x, inp, m, dtype):
-    nd = m._nd
-    kernel = list(m.weight.shape[2:])
-    w = g.value(m.weight, dtype)
-    b = [g.value(m.bias, dtype)] if m.bias is not None else []
-    unbatched = inp.ndim == nd + 1
-    if unbatched:
-        x = g.op("Unsqueeze", [x, g.ints([0])])
-    y = g.op("Conv", [x, w] + b, kernel_shape=kernel, strides=_tuple(m.stride, nd), pads=[0] * (2 * nd),
-             dilations=_tuple(m.dilation, nd), group=int(m.groups))
-    return g.op("Squeeze", [y, g.ints([0])]) if unbatched else y
 
 
 def _pad_list(torch_pads, ndim):

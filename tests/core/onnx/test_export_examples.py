@@ -83,3 +83,15 @@ def test_lstm_model():
     proto = check_export(model, em.randn(2, 6, 5), others=[em.randn(4, 6, 5), em.randn(3, 9, 5)],
                          dynamic={0: [0, 1]})
     assert [n.op_type for n in proto.graph.node].count("LSTM") == 2
+
+
+def test_the_oldest_supported_opset():
+    # opset 17: GELU is decomposed and ReduceMean/ReduceMax take their axes as an attribute
+    em.manual_seed(0)
+    mod = example("char_transformer")
+    model = mod.CharTransformer(block_size=16).eval()
+    proto = check_export(model, em.randint(0, mod.VOCAB_SIZE, (2, 12)), others=[em.randint(0, 10, (3, 12))],
+                         dynamic={0: [0]}, opset_version=17)
+    assert proto.opset_import[0].version == 17 and "Gelu" not in [n.op_type for n in proto.graph.node]
+    check_export(nn.Sequential(nn.GroupNorm(2, 4), nn.Flatten(), nn.Softmax(-1)), em.randn(3, 4, 5), opset_version=17)
+    check_export(LSTMClassifier().eval(), em.randn(2, 6, 5), opset_version=17)
