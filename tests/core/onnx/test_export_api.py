@@ -163,4 +163,5 @@ def test_several_outputs_and_verbose(capsys):
             return x.relu(), (x * 2, x.sum(1))
     proto = check_export(Two(), em.randn(3, 2), verbose=True)
     assert [o.name for o in proto.graph.output] == ["output_0", "output_1", "output_2"]
-    assert capsys.readouterr().out.startswith("Two (float[3,2] input_0) => (")
+    assert capsys.readouterr().out.startswith("Two (float[3,2] x0) => (float[3,2] output_0, float[3,2] output_1, "
+                                              "float[3] output_2)")
