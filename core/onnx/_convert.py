@@ -50,6 +50,13 @@ def _bind(g, call, names, live):
             g.bind(tensor, name, live=live, probe_shape=probe.shape if isinstance(probe, Tensor) else None)
 
 
+def _follows_dynamic_axis(call) -> bool:
+    if call.probe is None:
+        return False
+    return any(isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape
+               for a, b in zip(flatten_result(call.result), flatten_result(call.probe.result)))
+
+
 def _check_constant(g, call):
     """A folded result must not depend on a dynamic axis: ONNX would keep the traced size forever."""
     if call.probe is None:
@@ -75,8 +82,10 @@ def emit(g, call):
         if call.name in _RANDOM:
             raise unsupported(call, g.opset, "random sampling would be frozen into one constant sample")
         if call.name in CONSTANT_OPS or (not live and g.fold):
-            _check_constant(g, call)
-            return
+            if not (_follows_dynamic_axis(call) and call.name in OPS):
+                _check_constant(g, call)
+                return
+            live = True  # a size the model read from a dynamic axis: computed at run time
         fn = OPS.get(call.name)
         if fn is None:
             if call.children:

@@ -184,6 +184,14 @@ class Graph:
         """``Shape(x)[start:end]`` as an int64 vector."""
         return self.op("Shape", [x], start=start, end=end)
 
+    def dim(self, traced: int, probe: int):
+        """A 1-D int64 value ``[size]`` holding, at run time, the size of the graph-input axis that had ``traced``
+        elements in the trace and ``probe`` in the probe trace; None when no dynamic axis matches."""
+        source = self.dim_sources.get((traced, probe))
+        if source is None:
+            return None
+        return self.shape_of(source[0], start=source[1], end=source[1] + 1)
+
     def model(self, outputs, name: str = "ember_graph") -> "onnx.ModelProto":
         """The finished ModelProto with ``outputs`` (ValueInfoProtos)."""
         graph = helper.make_graph(self.nodes, name, self.inputs, outputs, self.initializers)

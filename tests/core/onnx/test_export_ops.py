@@ -175,6 +175,17 @@ def test_shape_ops_with_a_dynamic_batch():
         check_export(Fn(fn), x, others=[em.randn(5, 3, 4)], dynamic={0: [0]})
 
 
+def test_sizes_read_from_dynamic_axes():
+    x = em.randn(2, 3, 4)
+    for fn in [lambda x: x + em.arange(x.shape[2]), lambda x: x * em.ones(x.shape[0], 1, x.shape[2]),
+               lambda x: x + em.zeros_like(x), lambda x: em.full_like(x, 2.5) * x,
+               lambda x: em.full((x.size(0), 3, 1), 0.5) + x, lambda x: x[:, :, em.arange(1, x.shape[2], 2)]]:
+        check_export(Fn(fn), x, others=[em.randn(4, 3, 6)], dynamic={0: [0, 2]})
+    with pytest.raises(em.onnx.OnnxExporterError, match="'arange' in the model's own forward uses the size 4 .it was 6 "
+                                                        "at another size of the dynamic axes."):
+        check_export(Fn(lambda x: em.arange(x.shape[0] * 2)), x, dynamic={0: [0]})
+
+
 def test_indexing():
     x = em.randn(4, 5, 6)
     idx = em.tensor([3, 0, 2])
