@@ -1,12 +1,11 @@
-"""Small helpers shared by the mapping families: dtypes, axes and broadcasting arguments."""
+"""Small helpers shared by the mapping families: result dtypes, PyTorch's promotion, axes and size arguments."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes as _dt
-from ..tensor import Tensor
 
-__all__ = ["result_np_dtype", "promoted", "axis", "axes", "as_list", "first_tensor"]
+__all__ = ["result_np_dtype", "promoted", "axis", "axes", "as_list"]
 
 
 def result_np_dtype(call, index: int = 0) -> np.dtype:
@@ -39,11 +38,3 @@ def as_list(sizes) -> list:
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
     return [int(s) for s in sizes]
-
-
-def first_tensor(*values):
-    """The first tensor among ``values``."""
-    for v in values:
-        if isinstance(v, Tensor):
-            return v
-    return None

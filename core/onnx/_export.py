@@ -1,10 +1,8 @@
-"""``ember.onnx.export``: trace a model once and write it as an ONNX ModelProto."""
+"""``ember.onnx.export``: trace a model (twice with dynamic axes, see ``_probe.py``) and write an ONNX ModelProto."""
 from __future__ import annotations
 
 import os
 import warnings
-
-import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
@@ -74,46 +72,6 @@ def _axes_spec(dynamic_axes, known_names):
     return spec
 
 
-def _probe_inputs(args, names, spec, steps):
-    """The inputs with each dynamic axis resized by its step (rows repeated cyclically, so values stay valid)."""
-    out = []
-    for t, name in zip(args, names):
-        data = t._data
-        for ax, dim_name in spec.get(name, {}).items():
-            n = data.shape[ax]
-            if n + steps[dim_name] < 1:
-                return None
-            data = np.take(data, np.arange(n + steps[dim_name]) % n, axis=ax)
-        out.append(Tensor._make(np.ascontiguousarray(data)))
-    return tuple(out)
-
-
-def _step_plans(args, names, spec):
-    """Probe step per dynamic dim name: distinct steps first (so two axes of equal size stay told apart), then
-    all +1, then all -1 (for models that need related axes to keep equal sizes)."""
-    dims = []
-    for name in names:
-        for dim_name in spec.get(name, {}).values():
-            if dim_name not in dims:
-                dims.append(dim_name)
-    plans = [{d: i + 1 for i, d in enumerate(dims)}] if len(dims) > 1 else []
-    return plans + [{d: 1 for d in dims}, {d: -1 for d in dims}]
-
-
-def _align(root, probe_root, trace_walk):
-    calls, probes = list(trace_walk(root)), list(trace_walk(probe_root))
-    if len(calls) != len(probes) or any(a.name != b.name for a, b in zip(calls, probes)):
-        for a, b in zip(calls, probes):
-            if a.name != b.name:
-                raise OnnxExporterError(
-                    f"the model runs different ops when a dynamic axis changes size ('{a.name}' in {a.where()} "
-                    f"became '{b.name}'): a traced graph cannot capture size-dependent control flow")
-        raise OnnxExporterError("the model runs a different number of ops when a dynamic axis changes size: a "
-                                "traced graph cannot capture size-dependent control flow")
-    for a, b in zip(calls, probes):
-        a.probe = b
-
-
 def export(model, args, f, input_names=None, output_names=None, dynamic_axes=None, opset_version=None,
            do_constant_folding=True, export_params=True, verbose=False):
     r"""Export ``model`` to ONNX, as ``torch.onnx.export`` does: run it once on ``args`` and record the ops it runs.
@@ -158,7 +116,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
     from . import _families  # noqa: F401  (registers every mapping)
     from ._convert import emit_children, flatten_result
     from ._graph import Graph, onnx_dtype
-    from ._trace import trace, walk
+    from ._probe import probe as run_probe
+    from ._trace import trace
     from onnx import helper
 
     was_training = model.training
@@ -178,21 +137,9 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
             output_names = list(output_names or []) + [f"output_{i}" for i in
                                                        range(len(output_names or []), len(flat_out))]
             spec = _axes_spec(dynamic_axes, set(input_names) | set(output_names))
-            probe_args = None
+            probe_args = probe_root = None
             if any(name in spec for name in input_names):
-                for steps in _step_plans(args, input_names, spec):
-                    probe_args = _probe_inputs(args, input_names, spec, steps)
-                    if probe_args is None:
-                        continue
-                    try:
-                        probe_root, _ = trace(model, probe_args)
-                        break
-                    except Exception:  # noqa: BLE001  (the other size may be invalid for this model)
-                        probe_args = None
-                if probe_args is None:
-                    raise OnnxExporterError("the model fails when its dynamic axes change size by one, so the exporter "
-                                            "cannot find which sizes follow those axes; check dynamic_axes")
-                _align(root, probe_root, walk)
+                probe_args, probe_root = run_probe(model, args, input_names, spec, root)
     finally:
         if was_training:
             model.train()

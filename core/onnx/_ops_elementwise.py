@@ -101,7 +101,6 @@ _UNARY = {
     "reciprocal": "Reciprocal", "sign": "Sign", "floor": "Floor", "ceil": "Ceil", "round": "Round",
     "logical_not": "Not", "bitwise_not": "Not", "isnan": "IsNaN", "relu": "Relu",
 }
-_FLOAT_INPUT = {"isnan"}
 
 
 def _unary(onnx_op):

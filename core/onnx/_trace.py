@@ -155,8 +155,3 @@ def walk(call):
     yield call
     for child in call.children:
         yield from walk(child)
-
-
-def is_tensor(value) -> bool:
-    """True for an ember Tensor."""
-    return isinstance(value, Tensor)

@@ -3,8 +3,6 @@ Runtime with ember's eval-mode outputs (1e-5) at the traced batch size and at an
 import importlib.util
 import os
 
-import pytest
-
 import ember as em
 from ember.core import nn
 

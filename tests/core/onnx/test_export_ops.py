@@ -1,5 +1,4 @@
 """One test per op family: random inputs, exported, checked with onnx.checker and run in ONNX Runtime."""
-import numpy as np
 import pytest
 
 import ember as em
