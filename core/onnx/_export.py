@@ -130,10 +130,11 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         with no_grad():
             root, outputs = trace(model, args)
             input_names = list(input_names or []) + [f"input_{i}" for i in range(len(input_names or []), len(args))]
-            flat_out = [t for t in flatten_result(outputs)]
-            if not flat_out or any(not isinstance(t, Tensor) for t in flat_out):
-                raise OnnxExporterError("the model must return a tensor or a (nested) tuple/list of tensors, got "
-                                        f"{type(outputs).__name__}")
+            flat_out = [t for t in flatten_result(outputs) if t is not None]  # None outputs are dropped, as torch does
+            if not flat_out or any(not isinstance(t, Tensor) for t in flat_out) or \
+                    (not isinstance(outputs, (Tensor, tuple, list))):
+                raise OnnxExporterError("the model must return a tensor or a (nested) tuple/list of tensors (None "
+                                        f"entries are left out), got {type(outputs).__name__}")
             output_names = list(output_names or []) + [f"output_{i}" for i in
                                                        range(len(output_names or []), len(flat_out))]
             spec = _axes_spec(dynamic_axes, set(input_names) | set(output_names))
@@ -157,7 +158,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
                                               if isinstance(t, Tensor)}
     emit_children(g, root)
 
-    probe_out = flatten_result(probe_root.result) if probe_args is not None else [None] * len(flat_out)
+    probe_out = [t for t in flatten_result(probe_root.result) if t is not None] if probe_args is not None \
+        else [None] * len(flat_out)
     outputs_info = []
     for t, name, probe in zip(flat_out, output_names, probe_out):
         g.nodes.append(helper.make_node("Identity", [g.value(t)], [name], name=g.unique("n_output")))

@@ -9,7 +9,7 @@ import pytest
 import ember as em
 from ember.core import nn
 
-from onnx_testing import check_export, onnx, run_onnx
+from onnx_testing import Fn, check_export, onnx, run_onnx
 
 
 class Inner(nn.Module):
@@ -155,6 +155,15 @@ def test_constant_folding():
     assert [n.op_type for n in folded.graph.node] == ["MatMul", "Mul", "Identity"]
     kept = check_export(Tied(), em.randn(2, 4), do_constant_folding=False)
     assert [n.op_type for n in kept.graph.node] == ["Transpose", "MatMul", "Mul", "Identity"]
+
+
+def test_none_outputs_are_dropped_and_other_outputs_refused():
+    mha = nn.MultiheadAttention(4, 2).eval()
+    proto = check_export(Fn(lambda x: mha(x, x, x, need_weights=False)), em.randn(3, 2, 4))
+    assert [o.name for o in proto.graph.output] == ["output_0"]
+    with pytest.raises(em.onnx.OnnxExporterError, match="the model must return a tensor or a .nested. tuple/list of "
+                                                        r"tensors \(None entries are left out\), got dict"):
+        em.onnx.export(Fn(lambda x: {"y": x}).eval(), em.randn(2), io.BytesIO())
 
 
 def test_several_outputs_and_verbose(capsys):

@@ -5,18 +5,7 @@ import ember as em
 from ember.core import nn
 from ember.core.nn import functional as F
 
-from onnx_testing import check_export
-
-
-class Fn(nn.Module):
-    """A module whose forward is ``fn`` (so a test can export any expression)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
+from onnx_testing import Fn, check_export
 
 
 def op_types(proto):
