@@ -66,8 +66,10 @@ def export(self, model, datamodule=None, ckpt_path: Optional[str] = None, output
     """
     from ..checkpoint_io import load_checkpoint
     path = _resolve(self, ckpt_path)
-    if path is not None:
-        model.load_state_dict(load_checkpoint(path)["state_dict"])
+    if path is not None:  # as a Trainer restores a module: its on_load_checkpoint hook, then the weights
+        checkpoint = load_checkpoint(path)
+        model.on_load_checkpoint(checkpoint)
+        model.load_state_dict(checkpoint["state_dict"], strict=model.strict_loading)
     sample = model.example_input_array
     if sample is None:
         raise ValueError(f"{type(model).__name__} has no example_input_array: set self.example_input_array in its "
