@@ -5,6 +5,7 @@ import os
 
 import ember as em
 from ember.core import nn
+from ember.core.nn import functional as F
 
 from onnx_testing import check_export
 
@@ -64,6 +65,26 @@ def test_distillation_student():
     em.manual_seed(0)
     student = example("distillation").Distillation().student.eval()
     check_export(student, em.rand(3, 64), others=[em.rand(6, 64)], dynamic={0: [0]})
+
+
+class LeNet(nn.Module):
+    """The seed tutorial's network (tests/core/nn/test_net_repr.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(1, 6, 5), nn.Conv2d(6, 16, 5)
+        self.fc1, self.fc2, self.fc3 = nn.Linear(16 * 5 * 5, 120), nn.Linear(120, 84), nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = x.view(-1, 16 * 5 * 5)
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+
+def test_seed_tutorial_lenet():
+    em.manual_seed(0)
+    check_export(LeNet().eval(), em.randn(2, 1, 32, 32), others=[em.randn(5, 1, 32, 32)], dynamic={0: [0]})
 
 
 class LSTMClassifier(nn.Module):
