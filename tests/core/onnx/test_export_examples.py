@@ -116,3 +116,22 @@ def test_the_oldest_supported_opset():
     assert proto.opset_import[0].version == 17 and "Gelu" not in [n.op_type for n in proto.graph.node]
     check_export(nn.Sequential(nn.GroupNorm(2, 4), nn.Flatten(), nn.Softmax(-1)), em.randn(3, 4, 5), opset_version=17)
     check_export(LSTMClassifier().eval(), em.randn(2, 6, 5), opset_version=17)
+
+
+class GRUWithInitialState(nn.Module):
+    """The common pattern of building the initial state from the input's batch size inside forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 6, num_layers=2, batch_first=True)
+        self.fc = nn.Linear(6, 2)
+
+    def forward(self, x):
+        h0 = em.zeros(2, x.size(0), 6)
+        out, _ = self.gru(x, h0)
+        return self.fc(out[:, -1, :])
+
+
+def test_recurrent_model_with_an_initial_state_sized_from_the_batch():
+    em.manual_seed(0)
+    check_export(GRUWithInitialState().eval(), em.randn(3, 5, 4), others=[em.randn(7, 9, 4)], dynamic={0: [0, 1]})
