@@ -229,3 +229,18 @@ def test_recurrent_layers(cls, bidirectional):
     first = cls(4, 6, batch_first=True, bias=False).eval()
     check_export(first, em.randn(3, 5, 4))
     check_export(first, em.randn(5, 4))  # unbatched
+
+
+@pytest.mark.parametrize("kwargs", [dict(scale_factor=2), dict(size=(5, 7)), dict(scale_factor=1.5, mode="nearest-exact"),
+                                    dict(scale_factor=2, mode="bilinear"), dict(size=(7, 5), mode="bilinear"),
+                                    dict(scale_factor=3, mode="bilinear", align_corners=True),
+                                    dict(size=(6, 9), mode="bicubic"), dict(scale_factor=2, mode="bicubic",
+                                                                             align_corners=True)])
+def test_interpolate(kwargs):
+    check_export(Fn(lambda x: F.interpolate(x, **kwargs)), em.randn(2, 3, 4, 5), others=[em.randn(3, 3, 4, 5)],
+                 dynamic={0: [0]})
+
+
+def test_upsample_and_linear_interpolation():
+    check_export(nn.Upsample(scale_factor=2, mode="nearest"), em.randn(1, 2, 3, 3))
+    check_export(Fn(lambda x: F.interpolate(x, scale_factor=2.5, mode="linear")), em.randn(2, 3, 6))
