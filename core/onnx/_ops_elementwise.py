@@ -205,6 +205,8 @@ for _name, _onnx in (("bitwise_and", "And"), ("bitwise_or", "Or"), ("bitwise_xor
 @op("where")
 def _where(g, call):
     cond, a, b = call.arg("condition"), call.arg("input"), call.arg("other")
+    if "y" in call.bound():  # the method form: x.where(condition, y)
+        b = call.arg("y")
     if a is None and b is None:
         return NotImplemented  # where(condition) is nonzero(as_tuple=True)
     dtype = result_np_dtype(call)
