@@ -117,6 +117,8 @@ def test_elementwise_arithmetic_and_math():
                lambda x, y: y.log2() + y.log10() + y.log1p() + x.expm1(), lambda x, y: x.clamp(-0.5, 0.5),
                lambda x, y: x.clamp(min=0), lambda x, y: em.where(x > 0, x, y), lambda x, y: em.maximum(x, y),
                lambda x, y: em.minimum(x, y), lambda x, y: x.floor() + x.ceil() + x.round() + x.trunc(),
+               lambda x, y: x.where(x > 0, y),
+               lambda x, y: em.remainder(x, -2.0) + em.fmod(x, y) + em.div(x, -y, rounding_mode="trunc"),
                lambda x, y: x // y, lambda x, y: x % y, lambda x, y: x.masked_fill(x < 0, 0.0),
                lambda x, y: (x > y) | (x < 0), lambda x, y: ((x >= y) & (x != 0)).float(),
                lambda x, y: (x == x).long() + 1, lambda x, y: em.erf(x) + x.sign() + x.square() + x.reciprocal(),
