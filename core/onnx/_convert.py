@@ -93,7 +93,14 @@ def emit(g, call):
                 return
             raise unsupported(call, g.opset)
     g.call = call
-    names = fn(g, call)
+    try:
+        names = fn(g, call)
+    except OnnxExporterError:
+        raise
+    except Exception as exc:  # a mapping's own failure: say where, not just a bare internal traceback
+        raise OnnxExporterError(f"exporting '{call.name}' (called in {call.where()}) to ONNX opset {g.opset} failed: "
+                                f"{type(exc).__name__}: {exc}. This is an exporter bug; please report it with the "
+                                "model") from exc
     if names is NotImplemented:  # the mapping declined these arguments: use what the op did inside, if anything
         if call.children:
             _descend(g, call, live)

@@ -174,3 +174,15 @@ def test_several_outputs_and_verbose(capsys):
     assert [o.name for o in proto.graph.output] == ["output_0", "output_1", "output_2"]
     assert capsys.readouterr().out.startswith("Two (float[3,2] x0) => (float[3,2] output_0, float[3,2] output_1, "
                                               "float[3] output_2)")
+
+
+def test_a_failing_mapping_is_reported_with_the_op_and_the_module(monkeypatch):
+    from ember.core.onnx import _families, _registry  # noqa: F401  (registers the mappings)
+
+    def broken(g, call):
+        raise KeyError("oops")
+    monkeypatch.setitem(_registry.OPS, "relu", broken)
+    with pytest.raises(em.onnx.OnnxExporterError, match=r"exporting 'relu' \(called in module '1'\) to ONNX opset 18 "
+                                                        r"failed: KeyError: 'oops'\. This is an exporter bug"):
+        em.onnx.export(nn.Sequential(nn.Linear(2, 2), nn.ReLU()).eval(), em.randn(1, 2), io.BytesIO(),
+                       opset_version=18)
