@@ -127,7 +127,7 @@ class Graph:
             raise OnnxExporterError(
                 f"{where} uses a tensor of shape {tuple(x.shape)} that was computed outside the ops the exporter "
                 "sees (a private kernel or direct array code); ember's exporter cannot record how it was made")
-        name = self.add_initializer(x._data, param[0] if param is not None else "const")
+        name = self.add_initializer(x.detach().cpu().numpy(), param[0] if param is not None else "const")
         self.bind(x, name, live=False)
         return name
 

@@ -6,8 +6,6 @@ axes, so it can compute them at run time in ONNX instead of freezing the traced 
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..tensor import Tensor
 from ._registry import OnnxExporterError
 from ._trace import trace, walk
@@ -19,13 +17,13 @@ def _probe_inputs(args, names, spec, steps):
     """The inputs with each dynamic axis resized by its step (rows repeated cyclically, so values stay valid)."""
     out = []
     for t, name in zip(args, names):
-        data = t._data
+        data, xp = t._data, t._xp
         for ax, dim_name in spec.get(name, {}).items():
             n = data.shape[ax]
             if n + steps[dim_name] < 1:
                 return None
-            data = np.take(data, np.arange(n + steps[dim_name]) % n, axis=ax)
-        out.append(Tensor._make(np.ascontiguousarray(data)))
+            data = xp.take(data, xp.arange(n + steps[dim_name]) % n, axis=ax)
+        out.append(Tensor._make(xp.ascontiguousarray(data)))
     return tuple(out)
 
 
