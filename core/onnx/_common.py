@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
+import numbers
 
-__all__ = ["result_np_dtype", "promoted", "axis", "axes", "as_list"]
+from .. import dtypes as _dt
+from ..tensor import Tensor
+
+__all__ = ["result_np_dtype", "promoted", "axis", "axes", "as_list", "flatten_result", "tensors_in", "numbers_in"]
 
 
 def result_np_dtype(call, index: int = 0) -> np.dtype:
     """NumPy dtype of the call's (``index``-th) tensor result."""
-    from ._convert import flatten_result
     return flatten_result(call.result)[index]._data.dtype
 
 
@@ -38,3 +40,44 @@ def as_list(sizes) -> list:
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = sizes[0]
     return [int(s) for s in sizes]
+
+
+def tensors_in(value):
+    """Every tensor inside ``value`` (nested tuples, lists and dicts)."""
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from tensors_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from tensors_in(v)
+
+
+def flatten_result(value):
+    """The tensors of a result (tensor, tuple/list of results, or None) in order; None entries kept.
+
+    Also flattens a mapping's returned names the same way (a ``str`` is one leaf).
+    """
+    if isinstance(value, (Tensor, str)) or value is None:
+        return [value]
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            out.extend(flatten_result(v))
+        return out
+    return [None]
+
+
+def numbers_in(value):
+    """Every number (sizes, indices, slice bounds) inside ``value``, tensors skipped, in order."""
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, slice):
+        yield from numbers_in((value.start, value.stop, value.step))
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from numbers_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from numbers_in(v)

@@ -2,40 +2,14 @@
 from __future__ import annotations
 
 from ..tensor import Tensor
-from ._registry import CONSTANT_OPS, OPS, OnnxExporterError, module_mapping, unsupported
+from ._common import flatten_result, numbers_in, tensors_in
+from ._registry import CONSTANT_OPS, OPS, SIZE_AWARE, OnnxExporterError, module_mapping, unsupported
 
-__all__ = ["emit_children", "tensors_in", "flatten_result"]
+__all__ = ["emit", "emit_children"]
 
 # random ops are never folded into one constant sample: without a mapping they are refused
 _RANDOM = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "bernoulli",
-                     "multinomial", "normal", "randperm", "poisson", "dropout_train"})
-
-
-def tensors_in(value):
-    """Every tensor inside ``value`` (nested tuples, lists and dicts)."""
-    if isinstance(value, Tensor):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for v in value:
-            yield from tensors_in(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from tensors_in(v)
-
-
-def flatten_result(value):
-    """The tensors of a result (tensor, tuple/list of results, or None) in order; None entries kept.
-
-    Also flattens a mapping's returned names the same way (a ``str`` is one leaf).
-    """
-    if isinstance(value, (Tensor, str)) or value is None:
-        return [value]
-    if isinstance(value, (tuple, list)):
-        out = []
-        for v in value:
-            out.extend(flatten_result(v))
-        return out
-    return [None]
+                     "multinomial", "normal", "randperm", "poisson"})
 
 
 def _bind(g, call, names, live):
@@ -50,23 +24,29 @@ def _bind(g, call, names, live):
             g.bind(tensor, name, live=live, probe_shape=probe.shape if isinstance(probe, Tensor) else None)
 
 
-def _follows_dynamic_axis(call) -> bool:
+def _numbers_changed(call) -> bool:
+    """True when a number among the call's arguments changed in the probe trace (``x.view(x.size(0), -1)``)."""
     if call.probe is None:
         return False
-    return any(isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape
-               for a, b in zip(flatten_result(call.result), flatten_result(call.probe.result)))
+    return list(numbers_in((call.args, call.kwargs))) != list(numbers_in((call.probe.args, call.probe.kwargs)))
 
 
-def _check_constant(g, call):
-    """A folded result must not depend on a dynamic axis: ONNX would keep the traced size forever."""
+def _follows_dynamic_axis(call) -> bool:
+    """True when the call's sizes changed in the probe trace: its result's shape or its arguments' numbers."""
     if call.probe is None:
-        return
-    for a, b in zip(flatten_result(call.result), flatten_result(call.probe.result)):
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape:
-            raise OnnxExporterError(
-                f"'{call.name}' in {call.where()} makes a constant of shape {tuple(a.shape)} whose size follows a "
-                f"dynamic axis (it was {tuple(b.shape)} at another size): compute it from the inputs with tensor "
-                "ops, or leave that axis out of dynamic_axes")
+        return False
+    return _numbers_changed(call) or any(
+        isinstance(a, Tensor) and isinstance(b, Tensor) and a.shape != b.shape
+        for a, b in zip(flatten_result(call.result), flatten_result(call.probe.result)))
+
+
+def _refuse_frozen_sizes(call, changed):
+    """The call used sizes that follow a dynamic axis, but ONNX would keep the traced ones."""
+    if changed:
+        raise OnnxExporterError(
+            f"'{call.name}' in {call.where()} uses sizes that follow a dynamic axis (they changed when the axis "
+            "did), which its export would freeze at the traced values: compute them with tensor ops (x.view(x.size(0), "
+            "-1), x[:, :n] and em.arange(x.size(1)) are supported), or leave that axis out of dynamic_axes")
 
 
 def emit(g, call):
@@ -82,10 +62,13 @@ def emit(g, call):
         if call.name in _RANDOM:
             raise unsupported(call, g.opset, "random sampling would be frozen into one constant sample")
         if call.name in CONSTANT_OPS or (not live and g.fold):
-            if not (_follows_dynamic_axis(call) and call.name in OPS):
-                _check_constant(g, call)
+            changed = _follows_dynamic_axis(call)
+            if not (changed and call.name in SIZE_AWARE):
+                _refuse_frozen_sizes(call, changed)
                 return
-            live = True  # a size the model read from a dynamic axis: computed at run time
+            live = True  # sizes the model read from a dynamic axis: computed at run time
+        elif call.name not in SIZE_AWARE and call.name in OPS:
+            _refuse_frozen_sizes(call, _numbers_changed(call))
         fn = OPS.get(call.name)
         if fn is None:
             if call.children:

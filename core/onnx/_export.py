@@ -114,7 +114,8 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
     opset = _check_opset(opset_version)
     args = _as_inputs(args)
     from . import _families  # noqa: F401  (registers every mapping)
-    from ._convert import emit_children, flatten_result
+    from ._common import flatten_result
+    from ._convert import emit_children
     from ._graph import Graph, onnx_dtype
     from ._probe import probe as run_probe
     from ._trace import trace
@@ -151,8 +152,6 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         g.add_input(t, name, dims)
         if probe_args is not None:
             g.bind(t, name, live=True, probe_shape=probe_args[i].shape)
-            for d in spec.get(name, {}):
-                g.dim_sources.setdefault((t.shape[d], probe_args[i].shape[d]), (name, d))
     _bind_params(g, model, export_params)
     g.known_constants = set(root.existing) | {id(t) for r in root.keep for t in flatten_result(r)
                                               if isinstance(t, Tensor)}

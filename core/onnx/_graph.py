@@ -51,7 +51,7 @@ class Graph:
         self.params: dict = {}       # id(parameter or buffer) -> (state_dict name, tensor); named on first use
         self.export_params = True
         self.known_constants = None  # ids of tensors that may become constants (None: any tensor may)
-        self.dim_sources: dict = {}  # (traced size, probe size) -> (graph input name, axis) of a dynamic axis
+        self.dim_sources: dict = {}  # (traced size, probe size) -> (value name, axis) of a dim with that size
 
     # ------------------------------------------------------------------------------------------------ names
     def unique(self, hint: str) -> str:
@@ -83,6 +83,10 @@ class Graph:
         self._live[id(tensor)] = live
         if probe_shape is not None:
             self._probe[id(tensor)] = tuple(probe_shape)
+            if live:  # its dynamic dims can give their runtime size to a later size argument (graph inputs first)
+                for axis, (a, b) in enumerate(zip(tensor.shape, probe_shape)):
+                    if a != b:
+                        self.dim_sources.setdefault((a, b), (name, axis))
 
     def is_live(self, tensor) -> bool:
         """True when ``tensor`` depends on a graph input (so it cannot be folded into a constant)."""
@@ -185,8 +189,8 @@ class Graph:
         return self.op("Shape", [x], start=start, end=end)
 
     def dim(self, traced: int, probe: int):
-        """A 1-D int64 value ``[size]`` holding, at run time, the size of the graph-input axis that had ``traced``
-        elements in the trace and ``probe`` in the probe trace; None when no dynamic axis matches."""
+        """A 1-D int64 value ``[size]`` holding, at run time, the size of a dimension (of a graph input, else of an
+        earlier value) that had ``traced`` elements in the trace and ``probe`` in the probe trace; None if none did."""
         source = self.dim_sources.get((traced, probe))
         if source is None:
             return None

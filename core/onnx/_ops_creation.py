@@ -46,13 +46,15 @@ def _sizes(call):
     return as_list(size if isinstance(size, tuple) and call.name != "full" else (size,))
 
 
-@op("zeros", "ones", "empty", "full")
+@op("zeros", "ones", "empty", "full", sizes=True)
 def _filled(g, call):
     dtype = result_np_dtype(call)
     sizes = _sizes(call)
     probe = _sizes(call.probe) if call.probe is not None else [None] * len(sizes)
     shape = g.op("Concat", [_size(g, call, a, b) for a, b in zip(sizes, probe)], axis=0) if sizes else g.ints([])
     value = {"zeros": 0, "empty": 0, "ones": 1}.get(call.name, call.arg("fill_value"))
+    if call.probe is not None and call.name == "full" and call.probe.arg("fill_value") != value:
+        raise OnnxExporterError(f"'full' in {call.where()} fills with {value}, which follows a dynamic axis")
     return g.op("ConstantOfShape", [shape], value=_fill(dtype, value))
 
 
@@ -61,7 +63,7 @@ def _range_args(call):
     return (0, start, step) if end is None else (start, end, step)
 
 
-@op("arange")
+@op("arange", sizes=True)
 def _arange(g, call):
     dtype = result_np_dtype(call)
     traced = _range_args(call)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from ._common import axis
-from ._registry import op
+from ._registry import OnnxExporterError, op
 
 __all__ = []
 
@@ -34,20 +34,32 @@ def _dims_used(item):
     return 1
 
 
-def _slice(g, x, sl, probe_sl, size, probe_size, cd):
+def _bound(g, call, value, probe_value, default):
+    """A slice bound as a 1-D int64: constant, or the run-time size of the dynamic axis it followed."""
+    if value is None:
+        return g.ints([default])
+    if probe_value is None or probe_value == value:
+        return g.ints([int(value)])
+    runtime = g.dim(int(value), int(probe_value))
+    if runtime is None:
+        raise OnnxExporterError(f"'{call.name}' in {call.where()} slices at {value} (it was {probe_value} at another "
+                                "size of the dynamic axes), which is no dynamic input axis's size")
+    return runtime
+
+
+def _slice(g, call, x, sl, probe_sl, size, probe_size, cd):
     start, stop, step = sl.start, sl.stop, sl.step
     if start in (None, 0) and stop is None and step in (None, 1):
         return x
-    stop_v = _END if stop is None else int(stop)
-    # a stop the model computed from a dynamic size (x[:, :x.size(1)]) means "to the end"
-    if probe_sl is not None and stop is not None and probe_sl.stop != stop and stop >= size \
-            and probe_sl.stop >= probe_size:
-        stop_v = _END
-    return g.op("Slice", [x, g.ints([0 if start is None else int(start)]), g.ints([stop_v]), g.ints([cd]),
-                          g.ints([1 if step is None else int(step)])])
+    probe_start = probe_sl.start if probe_sl is not None else None
+    probe_stop = probe_sl.stop if probe_sl is not None else None
+    if probe_sl is not None and stop is not None and probe_stop != stop and stop >= size and probe_stop >= probe_size:
+        stop = probe_stop = None  # a stop the model computed from the dynamic size itself means "to the end"
+    return g.op("Slice", [x, _bound(g, call, start, probe_start, 0), _bound(g, call, stop, probe_stop, _END),
+                          g.ints([cd]), g.ints([1 if step is None else int(step)])])
 
 
-@op("index")
+@op("index", sizes=True)
 def _index(g, call):
     inp = call.arg("input")
     key = call.arg("key", call.args[1] if len(call.args) > 1 else None)
@@ -69,10 +81,15 @@ def _index(g, call):
         elif isinstance(item, slice):
             probe_sl = probe_items[n] if probe_items is not None and n < len(probe_items) else None
             probe_size = probe_inp.shape[d] if probe_items is not None else None
-            x = _slice(g, x, item, probe_sl if isinstance(probe_sl, slice) else None, inp.shape[d], probe_size, cd)
+            x = _slice(g, call, x, item, probe_sl if isinstance(probe_sl, slice) else None, inp.shape[d], probe_size,
+                       cd)
             d, cd = d + 1, cd + 1
         elif isinstance(item, (int, np.integer)) or (isinstance(item, Tensor) and item.ndim == 0
                                                       and item._data.dtype != np.bool_):
+            probe_item = probe_items[n] if probe_items is not None and n < len(probe_items) else item
+            if not isinstance(item, Tensor) and probe_item != item:
+                raise OnnxExporterError(f"'{call.name}' in {call.where()} indexes with {item} (it was {probe_item} "
+                                        "at another size of the dynamic axes): index from the end (x[:, -1]) instead")
             x = g.op("Gather", [x, g.value(item, np.int64) if isinstance(item, Tensor) else g.const(int(item),
                                                                                                      np.int64)],
                      axis=cd)

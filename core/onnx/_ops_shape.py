@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import as_list, axis, result_np_dtype
+from ._common import as_list, axis, flatten_result, result_np_dtype
 from ._registry import OnnxExporterError, op
 
 __all__ = ["target_shape"]
@@ -16,7 +16,6 @@ __all__ = ["target_shape"]
 
 def result_probe_shape(call, index: int = 0):
     """The call's (``index``-th) result shape in the probe trace, or None without one."""
-    from ._convert import flatten_result
     if call.probe is None:
         return None
     return tuple(flatten_result(call.probe.result)[index].shape)
@@ -24,7 +23,6 @@ def result_probe_shape(call, index: int = 0):
 
 def result_dynamic(call, index: int = 0) -> tuple:
     """Per dimension of the call's result: True when it changed size in the probe trace."""
-    from ._convert import flatten_result
     out = flatten_result(call.result)[index]
     probe = result_probe_shape(call, index)
     if probe is None:
@@ -75,7 +73,7 @@ def _reshape_to_result(g, call):
     return g.reshape(g.value(inp), target_shape(g, call, inp, out.shape, result_probe_shape(call)))
 
 
-op("reshape", "view", "flatten", "unflatten", "view_as", "reshape_as", "ravel")(_reshape_to_result)
+op("reshape", "view", "flatten", "unflatten", "view_as", "reshape_as", "ravel", sizes=True)(_reshape_to_result)
 
 
 @op("squeeze", "squeeze_")
@@ -180,23 +178,29 @@ def _unbind(g, call):
     return [g.op("Squeeze", [o, g.ints([dim])]) for o in outs]
 
 
-@op("expand", "expand_as", "broadcast_to")
+@op("expand", "expand_as", "broadcast_to", sizes=True)
 def _expand(g, call):
     inp = call.arg("input")
+    other = call.arg("other")
+    if call.name == "expand_as" and other is not None:
+        return g.op("Expand", [g.value(inp), g.shape_of(g.value(other))])
     out = call.result
-    dynamic = result_dynamic(call)
+    probe = result_probe_shape(call) or tuple(out.shape)
     offset = out.ndim - inp.ndim
-    shape = []
+    pieces = []
     for i, size in enumerate(out.shape):
         j = i - offset
         if j >= 0 and inp.shape[j] == size:
-            shape.append(1)  # broadcasting keeps the input's own size, dynamic or not
-        elif dynamic[i]:
-            raise OnnxExporterError(f"'{call.name}' in {call.where()} expands to a size that follows a dynamic "
-                                    "axis; expand_as a tensor of that size is not supported yet")
+            pieces.append(g.ints([1]))  # broadcasting keeps the input's own size, dynamic or not
+        elif size != probe[i]:
+            piece = g.dim(size, probe[i])
+            if piece is None:
+                raise OnnxExporterError(f"'{call.name}' in {call.where()} expands to size {size}, which follows a "
+                                        "dynamic axis but is no dynamic input axis's size: use expand_as")
+            pieces.append(piece)
         else:
-            shape.append(int(size))
-    return g.op("Expand", [g.value(inp), g.ints(shape)])
+            pieces.append(g.ints([int(size)]))
+    return g.op("Expand", [g.value(inp), g.op("Concat", pieces, axis=0) if pieces else g.ints([])])
 
 
 @op("repeat")

@@ -7,10 +7,12 @@ the shape of the result, for several outputs). Each family file registers its ma
 """
 from __future__ import annotations
 
-__all__ = ["OnnxExporterError", "UnsupportedOperatorError", "op", "module", "OPS", "MODULES", "CONSTANT_OPS"]
+__all__ = ["OnnxExporterError", "UnsupportedOperatorError", "op", "module", "OPS", "MODULES", "CONSTANT_OPS",
+           "SIZE_AWARE"]
 
 OPS: dict = {}      # op name ("conv2d", "add") -> mapping
 MODULES: list = []  # (module class, mapping): a whole module mapped at once (LSTM, Conv2d)
+SIZE_AWARE: set = set()  # ops whose mapping computes sizes that follow dynamic axes at run time (see _probe.py)
 
 # ops whose results are constants: they have no tensor inputs, or only read shapes and dtypes of theirs
 CONSTANT_OPS = frozenset({
@@ -27,11 +29,17 @@ class UnsupportedOperatorError(OnnxExporterError):
     """The model called an op the exporter has no ONNX mapping for (at the requested opset)."""
 
 
-def op(*names):
-    """Register the decorated function as the mapping of the ops ``names``."""
+def op(*names, sizes: bool = False):
+    """Register the decorated function as the mapping of the ops ``names``.
+
+    ``sizes=True`` declares that the mapping reads the probe trace and turns sizes that follow a dynamic axis into
+    run-time values; other mappings are refused when such sizes reach them, rather than freezing the traced ones.
+    """
     def register(fn):
         for name in names:
             OPS[name] = fn
+            if sizes:
+                SIZE_AWARE.add(name)
         return fn
     return register
 

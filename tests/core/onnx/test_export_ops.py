@@ -176,6 +176,38 @@ def test_sizes_read_from_dynamic_axes():
         check_export(Fn(lambda x: em.arange(x.shape[0] * 2)), x, dynamic={0: [0]})
 
 
+class Tokens(nn.Module):
+    """A class token expanded to the batch, and a buffer mask sliced to the sequence length."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = nn.Parameter(em.randn(1, 1, 4))
+        self.register_buffer("mask", em.tril(em.ones(16, 16)))
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        x = em.cat([self.cls.expand(b, -1, -1), x], dim=1)
+        scores = x @ x.transpose(1, 2)
+        return scores * self.mask[:t + 1, :t + 1] + self.cls.expand_as(x).sum()
+
+
+def test_sizes_from_dynamic_axes_in_expand_and_slices():
+    check_export(Tokens(), em.randn(2, 5, 4), others=[em.randn(3, 9, 4), em.randn(1, 2, 4)], dynamic={0: [0, 1]})
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda x: x.narrow(1, 0, x.size(1) - 1), "'narrow' in the model's own forward uses sizes that follow a dynamic "
+                                              "axis"),
+    (lambda x: x[:, x.size(1) - 2], r"'index' in the model's own forward indexes with 3 \(it was 5 at another size"),
+    (lambda x: x[:, :x.size(1) - 1], "'index' in the model's own forward slices at 4"),
+    (lambda x: x.reshape(-1, 2 * x.size(1), 2)[:, :, 0].sum(1, keepdim=True).repeat(1, x.size(0)),
+     "'repeat' in the model's own forward uses sizes that follow a dynamic axis"),
+])
+def test_sizes_that_would_be_frozen_are_refused(fn, message):
+    with pytest.raises(em.onnx.OnnxExporterError, match=message):
+        check_export(Fn(fn), em.randn(2, 5, 4), dynamic={0: [0, 1]})
+
+
 def test_indexing():
     x = em.randn(4, 5, 6)
     idx = em.tensor([3, 0, 2])
