@@ -89,8 +89,9 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         output_names (list of str, optional): names of the graph outputs (default ``output_0``...).
         dynamic_axes (dict, optional): ``{name: [axes]}`` or ``{name: {axis: "dim_name"}}`` marking input and
             output axes whose size may change (e.g. ``{"input_0": {0: "batch"}}``). The exporter traces the model a
-            second time with those axes one larger, so sizes the model computed from them (``x.view(x.size(0),
-            -1)``) stay symbolic.
+            second time with those axes resized, so sizes the model computed from them (``x.view(x.size(0), -1)``,
+            ``mask[:t]``, ``em.arange(x.size(1))``) are computed at run time; where an op's export cannot do that,
+            the export stops with an error naming the op rather than freezing the traced size.
         opset_version (int, optional): the ONNX opset (17 or newer); default: the newest the installed ``onnx``
             supports.
         do_constant_folding (bool): fold ops whose inputs are all constants (weights included) into constants.
