@@ -18,7 +18,7 @@ def _require_onnx():
     try:
         import onnx  # noqa: F401
     except ImportError as err:
-        raise ImportError(f"ember.onnx.export needs the 'onnx' package, which is not installed: run {EXTRA_HINT} "
+        raise ModuleNotFoundError(f"ember.onnx.export needs the 'onnx' package, which is not installed: run {EXTRA_HINT} "
                           "(or pip install onnx)") from err
     return onnx
 
