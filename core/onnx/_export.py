@@ -18,8 +18,8 @@ def _require_onnx():
     try:
         import onnx  # noqa: F401
     except ImportError as err:
-        raise ModuleNotFoundError(f"ember.onnx.export needs the 'onnx' package, which is not installed: run {EXTRA_HINT} "
-                          "(or pip install onnx)") from err
+        raise ModuleNotFoundError(f"ember.onnx.export needs the 'onnx' package, which is not installed: run "
+                                  f"{EXTRA_HINT} (or pip install onnx)") from err
     return onnx
 
 
@@ -102,7 +102,7 @@ def export(model, args, f, input_names=None, output_names=None, dynamic_axes=Non
         onnx.ModelProto: the exported model (also written to ``f``).
 
     Raises:
-        ImportError: when ``onnx`` is not installed (install ``ember[export]``).
+        ModuleNotFoundError: when ``onnx`` is not installed (install ``ember[export]``).
         UnsupportedOperatorError: when the model calls an op with no ONNX mapping (names the op, the module path
             where it was called and the opset).
 

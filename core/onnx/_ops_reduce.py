@@ -1,4 +1,5 @@
-"""Reductions: ``sum``, ``mean``, ``amax``/``max``, ``prod``, ``var``/``std``, ``argmax``, ``logsumexp``, ``cumsum``..."""
+"""Reductions: ``sum``, ``mean``, ``amax``/``max``, ``prod``, ``var``/``std``, ``argmax``, ``logsumexp``, ``cumsum``,
+``all``/``any``, ``norm``."""
 from __future__ import annotations
 
 import numpy as np

@@ -37,7 +37,8 @@ class Call:
     ``module`` is the module for a module call, None for an op call.
     """
 
-    __slots__ = ("name", "fn", "args", "kwargs", "result", "scope", "module", "children", "probe", "_bound", "keep", "existing")
+    __slots__ = ("name", "fn", "args", "kwargs", "result", "scope", "module", "children", "probe", "_bound", "keep",
+                 "existing")
 
     def __init__(self, name, fn, args, kwargs, scope, module=None):
         self.name, self.fn, self.args, self.kwargs = name, fn, args, kwargs

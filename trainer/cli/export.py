@@ -43,7 +43,8 @@ def _resolve(trainer, ckpt_path):
     if ckpt_path == "last":
         files = [f for f in files if os.path.basename(f).startswith("last")]
     if not files:
-        raise FileNotFoundError(f"ckpt_path={ckpt_path!r}: no checkpoint found in {sorted(set(_checkpoint_dirs(trainer)))}; "
+        where = sorted(set(_checkpoint_dirs(trainer)))
+        raise FileNotFoundError(f"ckpt_path={ckpt_path!r}: no checkpoint found in {where}; "
                                 "run 'trainer fit' with this config first, or pass a checkpoint path")
     newest = max(files, key=os.path.getmtime)
     if ckpt_path == "last":

@@ -157,7 +157,8 @@ def test_shape_ops_with_a_dynamic_batch():
     for fn in [lambda x: x.view(x.size(0), -1), lambda x: x.flatten(1), lambda x: x.permute(2, 0, 1),
                lambda x: x.transpose(1, 2), lambda x: em.cat([x, x * 2], dim=1), lambda x: em.stack([x, -x], dim=-1),
                lambda x: x.split(2, dim=2), lambda x: x.split([1, 2], 1), lambda x: x.chunk(2, dim=-1),
-               lambda x: x.unsqueeze(1).squeeze(1), lambda x: x[:, :1].squeeze(), lambda x: x.unsqueeze(0).expand(2, -1, -1, -1),
+               lambda x: x.unsqueeze(1).squeeze(1), lambda x: x[:, :1].squeeze(),
+               lambda x: x.unsqueeze(0).expand(2, -1, -1, -1),
                lambda x: x.repeat(1, 2, 1), lambda x: x.flip(1), lambda x: x.unbind(1), lambda x: x.movedim(0, -1),
                lambda x: x.unflatten(2, (2, 2)), lambda x: x.narrow(2, 1, 2), lambda x: x.select(1, -1),
                lambda x: x.tril() + x.triu(1), lambda x: x.double().float(),
@@ -265,7 +266,8 @@ def test_recurrent_layers(cls, bidirectional):
     check_export(first, em.randn(5, 4))  # unbatched
 
 
-@pytest.mark.parametrize("kwargs", [dict(scale_factor=2), dict(size=(5, 7)), dict(scale_factor=1.5, mode="nearest-exact"),
+@pytest.mark.parametrize("kwargs", [dict(scale_factor=2), dict(size=(5, 7)),
+                                    dict(scale_factor=1.5, mode="nearest-exact"),
                                     dict(scale_factor=2, mode="bilinear"), dict(size=(7, 5), mode="bilinear"),
                                     dict(scale_factor=3, mode="bilinear", align_corners=True),
                                     dict(size=(6, 9), mode="bicubic"), dict(scale_factor=2, mode="bicubic",
