@@ -280,3 +280,13 @@ def test_interpolate(kwargs):
 def test_upsample_and_linear_interpolation():
     check_export(nn.Upsample(scale_factor=2, mode="nearest"), em.randn(1, 2, 3, 3))
     check_export(Fn(lambda x: F.interpolate(x, scale_factor=2.5, mode="linear")), em.randn(2, 3, 6))
+
+
+def test_sorting_selection_and_ops_exported_through_what_they_call():
+    x = em.randn(3, 5, 4)
+    for fn in [lambda x: x.topk(2, dim=1), lambda x: x.topk(3, largest=False), lambda x: x.sort(1),
+               lambda x: x.sort(-1, descending=True)[0], lambda x: x.argsort(0),
+               lambda x: F.one_hot(x.argmax(-1), 6),
+               lambda x: F.cosine_similarity(x, x.flip(1), dim=-1),  # no mapping: exported through its ops
+               lambda x: F.pixel_shuffle(x.reshape(x.size(0), 4, 5, 1), 2)]:
+        check_export(Fn(fn), x, others=[em.randn(4, 5, 4)], dynamic={0: [0]})
