@@ -31,6 +31,7 @@ _LAZY = {
     "utils": ("ember.utils", None),
     "profiler": ("ember.core.profiler", None),
     "profilers": ("ember.trainer.profilers", None),
+    "onnx": ("ember.core.onnx", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -59,7 +60,8 @@ def __getattr__(name):
 # name one module object (never two copies).
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
-             "multiprocessing", "backends", "return_types", "profiler")}
+             "multiprocessing", "backends", "return_types", "profiler",
+             "onnx")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data

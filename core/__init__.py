@@ -27,7 +27,7 @@ nan, inf, pi, e = _math.nan, _math.inf, _math.pi, _math.e
 newaxis = None
 
 _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization", "cuda", "multiprocessing",
-         "backends", "profiler")
+         "backends", "profiler", "onnx")
 
 
 def __getattr__(name):

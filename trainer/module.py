@@ -353,6 +353,41 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
         distributed."""
         return self.trainer.strategy.all_gather(data, group=group, sync_grads=sync_grads)
 
+    # ------------------------------------------------------------------------------------------------- export
+    def to_onnx(self, file_path, input_sample=None, **kwargs: Any):
+        """Save the model in ONNX format with :func:`ember.onnx.export`, as Lightning's ``to_onnx``.
+
+        Args:
+            file_path: the path (or binary file object) of the ``.onnx`` file to write.
+            input_sample: the input(s) ``forward`` is traced with; defaults to ``example_input_array``. It goes
+                through ``on_before_batch_transfer``, ``transfer_batch_to_device`` and ``on_after_batch_transfer``
+                first, as a batch would.
+            **kwargs: passed on to :func:`ember.onnx.export` (``input_names``, ``dynamic_axes``, ...).
+
+        The module runs in eval mode during the export; its previous mode is restored afterwards.
+
+        Example::
+
+            model.to_onnx("model.onnx", em.randn(1, 64), export_params=True)
+        """
+        from ..core.autograd.grad_mode import no_grad
+        from ..core.onnx import export
+        mode = self.training
+        if input_sample is None:
+            if self.example_input_array is None:
+                raise ValueError("Could not export to ONNX since neither `input_sample` nor "
+                                 "`model.example_input_array` attribute is set.")
+            input_sample = self.example_input_array
+        with no_grad():
+            input_sample = self.on_before_batch_transfer(input_sample, 0)
+            input_sample = self.transfer_batch_to_device(input_sample, self.device, 0)
+            input_sample = self.on_after_batch_transfer(input_sample, 0)
+            self.eval()
+            try:
+                return export(self, input_sample, file_path, **kwargs)
+            finally:
+                self.train(mode)
+
     # ------------------------------------------------------------------------------------------- checkpointing
     @classmethod
     def load_from_checkpoint(cls, checkpoint_path, map_location=None, hparams_file=None, strict=None,

@@ -245,7 +245,7 @@ def test_duplicate_key_and_non_mapping_config(project, capsys):
 
 def test_usage_errors(project, capsys):
     code, _, err = run(capsys, "config.yaml")
-    assert (code, err) == (2, "error: choose a subcommand: fit, validate, test, predict (e.g. 'trainer fit "
+    assert (code, err) == (2, "error: choose a subcommand: fit, validate, test, predict, export (e.g. 'trainer fit "
                               "config.yaml'; 'trainer --help' lists the options)\n")
     code, _, err = run(capsys, "fitt", "config.yaml")
     assert (code, err) == (2, "error: command line: unknown subcommand 'fitt'; did you mean 'fit'?\n")
@@ -602,4 +602,4 @@ def test_python_dash_m_ember_is_the_trainer_command(project):
     assert result.stderr == ("error: command line: unknown key 'trainer.max_epoch'; did you mean "
                              "'trainer.max_epochs'?\n")
     result = subprocess.run([sys.executable, "-m", "ember", "--help"], capture_output=True, text=True, cwd=project)
-    assert result.returncode == 0 and result.stdout.startswith("usage: trainer {fit,validate,test,predict}")
+    assert result.returncode == 0 and result.stdout.startswith("usage: trainer {fit,validate,test,predict,export}")

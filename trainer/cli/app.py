@@ -473,7 +473,9 @@ class EmberCLI:
             self.config["ckpt_path"] = kwargs["ckpt_path"]
             if kwargs["ckpt_path"] != "last":
                 self._continue_run(kwargs["ckpt_path"])
-        fn = getattr(self.trainer, subcommand)
+        from .export import RUN_FUNCTIONS
+        fn = getattr(self.trainer, subcommand) if subcommand not in RUN_FUNCTIONS else \
+            types.MethodType(RUN_FUNCTIONS[subcommand], self.trainer)
         try:
             with warnings.catch_warnings():
                 if self._continuing:  # the checkpoint directory holds this run's own checkpoints: no news

@@ -15,7 +15,7 @@ from .errors import UsageError, suggest
 
 __all__ = ["SUBCOMMANDS", "ParsedArgs", "parse_argv", "FLAGS", "PRINT_CONFIG_FLAGS"]
 
-SUBCOMMANDS = ("fit", "validate", "test", "predict")
+SUBCOMMANDS = ("fit", "validate", "test", "predict", "export")
 
 # flags that take no value: name -> help
 FLAGS = {

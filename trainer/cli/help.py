@@ -77,6 +77,7 @@ _SUBCOMMAND_HELP = {
     "validate": "run one validation epoch (Trainer.validate)",
     "test": "run one test epoch (Trainer.test)",
     "predict": "run prediction (Trainer.predict)",
+    "export": "write the model, with a checkpoint's weights, as ONNX (LightningModule.to_onnx)",
 }
 
 

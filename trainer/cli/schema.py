@@ -150,14 +150,16 @@ class ConfigSchema:
                                         RUN_PARAM_DOCS["seed_everything"])}
         if self.subcommand is None:
             return out
-        method = getattr(self.trainer_class, self.subcommand)
+        from .export import EXPORT_PARAM_DOCS, RUN_FUNCTIONS
+        method = RUN_FUNCTIONS.get(self.subcommand) or getattr(self.trainer_class, self.subcommand)
+        docs = {**EXPORT_PARAM_DOCS, **RUN_PARAM_DOCS}
         hints = typing.get_type_hints(method) if not isinstance(method, property) else {}
         for name, p in inspect.signature(method).parameters.items():
             if name in _RUN_SKIP or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
                 continue
             ann = _TYPE_OF_RUN_PARAM.get(name, hints.get(name, p.annotation))
             default = None if p.default is p.empty else p.default
-            out[name] = Param(name, ann, default, RUN_PARAM_DOCS.get(name, ""))
+            out[name] = Param(name, ann, default, docs.get(name, ""))
         if self.subcommand == "fit":
             out["test_after_fit"] = Param("test_after_fit", bool, False, RUN_PARAM_DOCS["test_after_fit"])
         return out
