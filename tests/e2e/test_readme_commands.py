@@ -105,6 +105,7 @@ def test_the_documented_commands_are_the_ones_this_test_runs():
         *[f"trainer fit examples/{name}/config.yaml" for name in EXAMPLES if name != "digits"],
         "trainer test examples/digits/config.yaml --ckpt_path lightning_logs/version_0/checkpoints/last.ckpt",
         "trainer predict examples/digits/config.yaml --ckpt_path lightning_logs/version_0/checkpoints/last.ckpt",
+        "trainer export examples/digits/config.yaml --ckpt_path best --output digits.onnx",
         "trainer fit examples/digits/config.yaml --data.data_dir ~/data/mnist"]
 
 
@@ -139,6 +140,13 @@ def test_main_job_resume_repeat_test_and_predict(clone):
     out, _ = shell(clone, "trainer predict examples/digits/config.yaml --ckpt_path "
                           "lightning_logs/version_0/checkpoints/last.ckpt")
     assert "Predicting: 100%" in out and "2/2" in out
+
+    # export the best checkpoint and run it as the README shows, at a batch size other than the traced one
+    shell(clone, "trainer export examples/digits/config.yaml --ckpt_path best --output digits.onnx")
+    import onnxruntime as ort
+    session = ort.InferenceSession(str(clone / "digits.onnx"))
+    logits = session.run(None, {"input_0": np.zeros((5, 1, 8, 8), np.float32)})[0]
+    assert logits.shape == (5, 10) and "(5, 10)" in examples_readme
 
 
 def test_tensorboard_serves_the_logs(clone):
