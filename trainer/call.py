@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["call_callback_hooks", "call_module_hook", "call_datamodule_hook", "is_overridden"]
+__all__ = ["call_hook", "call_callback_hooks", "call_module_hook", "call_datamodule_hook", "is_overridden",
+           "module_overrides"]
 
 
 def is_overridden(name: str, instance: Any, parent: type) -> bool:
@@ -83,6 +84,18 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
         return fn(*args, **kwargs)
     finally:
         _set_fx(pl_module, prev)
+
+
+def call_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``hook_name`` on the callbacks, then on the LightningModule (Lightning's order); return the module's
+    result."""
+    call_callback_hooks(trainer, hook_name, *args, **kwargs)
+    return call_module_hook(trainer, hook_name, *args, **kwargs)
+
+
+def module_overrides(trainer, hook_name: str) -> bool:
+    """Whether the running LightningModule overrides ``hook_name`` (cached for the run: asked every batch)."""
+    return trainer._module_overrides(hook_name)
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

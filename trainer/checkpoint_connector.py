@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from .call import call_callback_hooks, call_module_hook
+from .call import call_hook, call_callback_hooks, call_module_hook
 from .exceptions import MisconfigurationException
 from .states import TrainerFn
 
@@ -131,9 +131,10 @@ class CheckpointConnector:
             dm_state = dm.state_dict()
             if dm_state:
                 checkpoint[type(dm).__qualname__] = dm_state
-        if not weights_only:
-            call_callback_hooks(trainer, "on_save_checkpoint", checkpoint)
-        call_module_hook(trainer, "on_save_checkpoint", checkpoint)
+        if weights_only:
+            call_module_hook(trainer, "on_save_checkpoint", checkpoint)
+        else:
+            call_hook(trainer, "on_save_checkpoint", checkpoint)
         return checkpoint
 
     def save(self, checkpoint: Dict[str, Any], filepath) -> None:

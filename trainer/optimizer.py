@@ -47,10 +47,12 @@ class LightningOptimizer:
         """Step the optimizer: runs ``closure`` (if given), then ``on_before_optimizer_step``, then the update."""
         trainer = self._trainer
 
+        loop = trainer.fit_loop.epoch_loop.optimization if trainer is not None else None
+
         def wrapped():
             result = closure() if closure is not None else None
-            if trainer is not None:
-                trainer._call_before_optimizer_step(self._optimizer)
+            if loop is not None:
+                loop.before_optimizer_step(self)
             return result
 
         if closure is None:
@@ -59,8 +61,8 @@ class LightningOptimizer:
             result = out if out is not None else result
         else:
             result = self._optimizer.step(closure=wrapped, **kwargs)
-        if trainer is not None:
-            trainer._on_manual_optimizer_step()
+        if loop is not None:
+            loop.after_optimizer_step()
         return result
 
     def __repr__(self):
