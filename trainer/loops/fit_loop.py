@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 import numbers
+import warnings
 from typing import Any, Dict, List, Optional
 
 from ..call import call_callback_hooks, call_hook, call_module_hook, module_overrides
@@ -156,6 +157,7 @@ class FitLoop(Loop):
         if self.done:
             self._announce_stop()
             return
+        _warn_if_modules_in_eval_mode(trainer.lightning_module)
         call_hook(trainer, "on_train_start")
         while not self.done:
             self._run_epoch()
@@ -222,6 +224,14 @@ class FitLoop(Loop):
             bp.reset_on_run()
         elif bp.current.completed > 0:
             bp.reset_on_restart()
+
+
+def _warn_if_modules_in_eval_mode(module) -> None:
+    # the Trainer never calls ``model.train()`` (a submodule frozen in eval mode must stay so): say when some are
+    in_eval = sum(1 for m in module.modules() if not m.training)
+    if in_eval:
+        warnings.warn(f"Found {in_eval} module(s) in eval mode at the start of training. This may lead to unexpected "
+                      "behavior during training. If this is intentional, you can ignore this warning.", UserWarning)
 
 
 def _set_sampler_epoch(loader, epoch: int) -> None:
