@@ -32,7 +32,7 @@ def as_loader_list(loaders) -> List[Any]:
 def _length(loader) -> float:
     try:
         return len(loader)
-    except TypeError:
+    except (TypeError, NotImplementedError):  # no __len__, or one that says the length is unknown: a stream
         return math.inf
 
 
@@ -46,8 +46,8 @@ def num_batches(loader, limit) -> float:
     if n == math.inf:
         if limit == 1.0:
             return math.inf
-        raise MisconfigurationException("A fractional limit_*_batches needs a dataloader with a length; pass an int "
-                                        "limit for an iterable dataset")
+        raise MisconfigurationException("When using an `IterableDataset`, `Trainer(limit_train_batches)` must be "
+                                        "`1.0` or an int. An int specifies `num_training_batches` to use.")
     batches = int(n * limit)
     if limit > 0 and batches == 0 and n > 0:
         raise MisconfigurationException(
@@ -150,14 +150,17 @@ class DataConnector:
 
 
 def validate_limit(name: str, value) -> Any:
-    """Check a ``limit_*_batches``/``overfit_batches`` flag: an int >= 0 or a float in [0, 1]."""
+    """Check a ``limit_*_batches``/``overfit_batches`` flag: an int >= 0 or a float in [0, 1] (a whole float
+    above 1, such as 5.0, is a number of batches, as in Lightning)."""
     if value is None:
         return 1.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise MisconfigurationException(f"`{name}` must be an int or a float, got {value!r}")
+    if isinstance(value, float) and value > 1.0 and value % 1.0 == 0:
+        return int(value)
     if isinstance(value, float) and not 0.0 <= value <= 1.0:
-        raise MisconfigurationException(f"`{name}` must be a float in [0, 1] (a fraction) or an int (a number of "
-                                        f"batches), got {value}")
+        raise MisconfigurationException(f"You have passed invalid value {value} for {name}, it has to be in "
+                                        "[0.0, 1.0] or an int.")
     if isinstance(value, numbers.Integral) and value < 0:
         raise MisconfigurationException(f"`{name}` must be >= 0, got {value}")
     return value

@@ -81,3 +81,94 @@ def test_test_and_predict_restore_each_submodule_mode(loader):
     assert model.training and not model.backbone.training
     quiet_trainer().predict(model, loader(16))
     assert model.training and not model.backbone.training
+
+
+# ------------------------------------------------------------------------------------ 3. unsized (streaming) loaders
+class Stream(em.data.IterableDataset):
+    """A stream of ``n`` samples without ``__len__``."""
+
+    def __init__(self, n):
+        self.data = make_dataset(n)
+
+    def __iter__(self):
+        return (self.data[i] for i in range(len(self.data)))
+
+
+class NoLength:
+    """A loader whose ``__len__`` raises, as some streaming wrappers do."""
+
+    def __init__(self, loader, error):
+        self.loader, self.error = loader, error
+
+    def __iter__(self):
+        return iter(self.loader)
+
+    def __len__(self):
+        raise self.error("length unknown")
+
+
+class ValidationRecorder(em.Callback):
+    def __init__(self):
+        self.at = []
+
+    def on_validation_start(self, trainer, pl_module):
+        if not trainer.sanity_checking:
+            self.at.append((trainer.current_epoch, trainer.fit_loop.epoch_loop.batch_idx))
+
+
+@pytest.mark.parametrize("make_loader", [
+    lambda: DataLoader(Stream(56), batch_size=8),
+    lambda: NoLength(DataLoader(make_dataset(56), batch_size=8), NotImplementedError),
+    lambda: NoLength(DataLoader(make_dataset(56), batch_size=8), TypeError),
+], ids=["iterable-dataset", "len-raises-NotImplementedError", "len-raises-TypeError"])
+def test_unsized_train_loader_validates_every_int_interval(loader, make_loader):
+    recorder = ValidationRecorder()
+    trainer = quiet_trainer(max_epochs=2, val_check_interval=3, callbacks=[recorder])
+    trainer.fit(Classifier(), make_loader(), loader(16))
+    assert trainer.num_training_batches == float("inf")
+    assert trainer.global_step == 14  # 7 batches per epoch
+    # Lightning: an int interval counts batches; the epoch end of a stream is not an extra validation point
+    assert recorder.at == [(0, 2), (0, 5), (1, 2), (1, 5)]
+
+
+def test_unsized_train_loader_with_default_interval_validates_at_epoch_end(loader):
+    recorder = ValidationRecorder()
+    trainer = quiet_trainer(max_epochs=2, callbacks=[recorder])
+    trainer.fit(Classifier(), DataLoader(Stream(24), batch_size=8), loader(16))
+    assert recorder.at == [(0, 2), (1, 2)]
+
+
+def test_unsized_loader_rejects_fractional_intervals(loader):
+    trainer = quiet_trainer(max_epochs=1, val_check_interval=0.5)
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"`Trainer\(val_check_interval\)` must be `1.0` or an int"):
+        trainer.fit(Classifier(), DataLoader(Stream(24), batch_size=8), loader(16))
+    trainer = quiet_trainer(max_epochs=1, limit_train_batches=0.5)
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"`Trainer\(limit_train_batches\)` must be `1.0` or an int"):
+        trainer.fit(Classifier(), DataLoader(Stream(24), batch_size=8), loader(16))
+
+
+def test_unsized_loader_that_is_empty_ends_the_epoch_without_error(loader):
+    recorder = ValidationRecorder()
+    trainer = quiet_trainer(max_epochs=2, callbacks=[recorder])
+    trainer.fit(Classifier(), DataLoader(Stream(0), batch_size=8), loader(16))
+    assert trainer.current_epoch == 2 and trainer.global_step == 0
+    assert recorder.at == []  # nothing was trained, so nothing is validated
+
+
+def test_sized_loader_that_is_empty_stops_fit(loader):
+    trainer = quiet_trainer(max_epochs=2)
+    trainer.fit(Classifier(), loader(0), loader(16))
+    assert trainer.current_epoch == 0 and trainer.global_step == 0
+
+
+def test_integral_float_limits_above_one_are_batch_counts(loader):
+    trainer = quiet_trainer(max_epochs=1, limit_train_batches=3.0, limit_val_batches=1.0)
+    assert trainer.limit_train_batches == 3 and isinstance(trainer.limit_train_batches, int)
+    trainer.fit(Classifier(), loader(64))
+    assert trainer.global_step == 3
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"You have passed invalid value 1.5 for limit_train_batches, it has to be in "
+                             r"\[0.0, 1.0\] or an int"):
+        quiet_trainer(limit_train_batches=1.5)

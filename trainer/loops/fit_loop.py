@@ -114,6 +114,10 @@ class FitLoop(Loop):
                     "0.0 instead. If you want to validate based on the total training batches, set "
                     "`check_val_every_n_epoch=None`.")
         elif self.num_training_batches == math.inf:
+            if vci != 1.0:
+                raise MisconfigurationException(
+                    f"When using an IterableDataset for `train_dataloader`, `Trainer(val_check_interval)` must be "
+                    f"`1.0` or an int (got {vci}). An int k specifies checking validation every k training batches.")
             self.val_check_batch = math.inf
         else:
             self.val_check_batch = max(1, int(self.num_training_batches * vci))
