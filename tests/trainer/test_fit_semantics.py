@@ -172,3 +172,113 @@ def test_integral_float_limits_above_one_are_batch_counts(loader):
                        match=r"You have passed invalid value 1.5 for limit_train_batches, it has to be in "
                              r"\[0.0, 1.0\] or an int"):
         quiet_trainer(limit_train_batches=1.5)
+
+
+# ------------------------------------------------------------------------------------------- 5. scheduler stepping
+class SchedulerModel(Classifier):
+    """Records every ``lr_scheduler_step`` as (epoch, batch_idx, metric given)."""
+
+    def __init__(self, scheduler_config, stop_at=None):
+        super().__init__()
+        self.scheduler_config = scheduler_config
+        self.stop_at = stop_at
+        self.steps = []
+
+    def configure_optimizers(self):
+        opt = em.optim.SGD(self.parameters(), lr=0.1)
+        return {"optimizer": opt, "lr_scheduler": self.scheduler_config(opt)}
+
+    def on_train_batch_start(self, batch, batch_idx):
+        if self.stop_at is not None and batch_idx == self.stop_at:
+            return -1
+
+    def lr_scheduler_step(self, scheduler, metric):
+        fit_loop = self.trainer.fit_loop
+        self.steps.append((fit_loop.epoch_progress.current.processed, fit_loop.epoch_loop.batch_idx, metric is not None))
+        super().lr_scheduler_step(scheduler, metric)
+
+
+def test_plateau_scheduler_with_step_interval_steps_every_frequency_steps(loader):
+    model = SchedulerModel(lambda opt: {"scheduler": em.optim.lr_scheduler.ReduceLROnPlateau(opt),
+                                        "interval": "step", "frequency": 2, "monitor": "train_loss"})
+    quiet_trainer(max_epochs=1, limit_val_batches=0).fit(model, loader(48))
+    assert model.steps == [(0, 1, True), (0, 3, True), (0, 5, True)]  # no epoch processed yet, batch idx
+
+
+def test_plateau_scheduler_with_epoch_frequency_counts_epochs_from_one(loader):
+    model = SchedulerModel(lambda opt: {"scheduler": em.optim.lr_scheduler.ReduceLROnPlateau(opt),
+                                        "frequency": 2, "monitor": "train_loss"})
+    quiet_trainer(max_epochs=4, limit_val_batches=0).fit(model, loader(16))
+    assert [epochs for epochs, _, _ in model.steps] == [2, 4]  # after the 2nd and the 4th epoch
+
+
+def test_epoch_schedulers_step_when_on_train_batch_start_ends_the_epoch(loader):
+    model = SchedulerModel(lambda opt: em.optim.lr_scheduler.StepLR(opt, step_size=1), stop_at=2)
+    trainer = quiet_trainer(max_epochs=2, limit_val_batches=0)
+    trainer.fit(model, loader(48))
+    assert trainer.global_step == 4
+    assert [(epochs, metric) for epochs, _, metric in model.steps] == [(1, False), (2, False)]
+    assert trainer.optimizers[0].param_groups[0]["lr"] == pytest.approx(0.1 * 0.1 ** 2)
+
+
+class ManualSchedulerModel(SchedulerModel):
+    def __init__(self, scheduler_config):
+        super().__init__(scheduler_config)
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        opt = self.optimizers()
+        loss = super().training_step(batch, batch_idx)
+        opt.zero_grad()
+        self.manual_backward(loss)
+        opt.step()
+
+
+def test_manual_optimization_never_steps_schedulers_and_needs_no_monitor(loader):
+    model = ManualSchedulerModel(lambda opt: em.optim.lr_scheduler.ReduceLROnPlateau(opt))
+    trainer = quiet_trainer(max_epochs=2, limit_val_batches=0)
+    trainer.fit(model, loader(16))
+    assert model.steps == [] and trainer.global_step == 4
+    model = ManualSchedulerModel(lambda opt: {"scheduler": em.optim.lr_scheduler.StepLR(opt, 1), "monitor": "x",
+                                              "strict": False, "interval": "step"})
+    with pytest.warns(RuntimeWarning, match=r"The lr scheduler dict contains the key\(s\) \['monitor', 'strict'\], "
+                                            r"but the keys will be ignored"):
+        quiet_trainer(max_epochs=1, limit_val_batches=0).fit(model, loader(16))
+    assert model.steps == [] and model.trainer.lr_scheduler_configs[0].interval == "step"
+
+
+class NoState:
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+
+    def step(self):
+        pass
+
+
+class CustomScheduler(NoState):
+    def state_dict(self):
+        return {}
+
+    def load_state_dict(self, state):
+        pass
+
+
+def test_invalid_schedulers_are_rejected_with_lightnings_errors(loader):
+    with pytest.raises(TypeError, match=r"The provided lr scheduler `NoState` is invalid. It should have `state_dict` "
+                                        r"and `load_state_dict` methods defined."):
+        quiet_trainer(max_epochs=1).fit(SchedulerModel(NoState), loader(16))
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"`CustomScheduler` doesn't follow PyTorch's LRScheduler API. You should override the "
+                             r"`LightningModule.lr_scheduler_step` hook"):
+        quiet_trainer(max_epochs=1).fit(Classifier_with(CustomScheduler), loader(16))
+    model = SchedulerModel(CustomScheduler)  # overrides lr_scheduler_step: accepted
+    quiet_trainer(max_epochs=1, limit_val_batches=0).fit(model, loader(16))
+    assert model.steps == [(0, 1, False)]  # the epoch scheduler steps on the epoch's last batch
+
+
+def Classifier_with(scheduler_cls):
+    class WithScheduler(Classifier):
+        def configure_optimizers(self):
+            opt = em.optim.SGD(self.parameters(), lr=0.1)
+            return [opt], [scheduler_cls(opt)]
+    return WithScheduler()

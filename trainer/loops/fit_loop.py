@@ -198,10 +198,14 @@ class FitLoop(Loop):
         call_callback_hooks(trainer, "on_train_epoch_end", monitoring_callbacks=True)
         connector.on_train_epoch_end(max(epoch_loop.batches_that_stepped - 1, 0))
         connector.epoch_end_reached = False
+        if epoch_loop.stopped_by_batch_start:
+            # an epoch ended by ``on_train_batch_start`` returning -1 is still an epoch for its schedulers
+            update_lr_schedulers(trainer, "epoch", self.current_epoch + 1)
+        if epoch_loop.num_ready_batches_reached() or epoch_loop.stopped_by_batch_start:
+            # after the epoch's metrics are published: a plateau scheduler may monitor a train epoch value
+            update_lr_schedulers(trainer, "epoch", self.current_epoch + 1, plateau=True)
         self.epoch_progress.increment_completed()
         self._outputs = []
-        if epoch_loop.num_ready_batches_reached():
-            update_lr_schedulers(trainer, "epoch", self.current_epoch, plateau=True)
         epoch_loop.batch_progress.reset_on_run()
 
     def collect_training_outputs(self, outputs) -> None:

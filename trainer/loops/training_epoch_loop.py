@@ -167,17 +167,17 @@ class TrainingEpochLoop(Loop):
         trainer.fit_loop.collect_training_outputs(loop.raw_outputs)
         self._current_batch_stepped = should_step
         self.batch_progress.increment_processed()
-        if automatic and should_step:
+        if should_step:
             update_lr_schedulers(trainer, "step", batch_idx + 1)
-            if is_last:
-                update_lr_schedulers(trainer, "epoch", trainer.current_epoch + 1)
+        if is_last:
+            update_lr_schedulers(trainer, "epoch", trainer.current_epoch + 1)
         call_hook(trainer, "on_train_batch_end", outputs, batch, batch_idx)
         self.batch_progress.increment_completed()
         connector.on_train_batch_end(self._should_log(should_step), self._batches_that_stepped)
         if self.should_check_val(batch_idx, is_last):
             self.run_validation(zero_grad=should_step or not automatic)
-            if automatic:
-                update_lr_schedulers(trainer, "step", batch_idx + 1, plateau=True)
+        if should_step:  # plateau schedulers step after the metrics they monitor are logged (and validated)
+            update_lr_schedulers(trainer, "step", batch_idx + 1, plateau=True)
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1

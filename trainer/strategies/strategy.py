@@ -74,14 +74,15 @@ class Strategy:
 
     def setup_optimizers(self, trainer) -> None:
         """Call ``configure_optimizers`` and wrap the optimizers for manual optimization."""
-        from ..optimizer import LightningOptimizer, configure_optimizers
+        from ..optimizer import LightningOptimizer, configure_optimizers, validate_scheduler_api
         module = trainer.lightning_module
         if not module.automatic_optimization and not _overrides_configure_optimizers(module):
             output = None
             optimizers, configs = [], []
         else:
             output = call_module_hook(trainer, "configure_optimizers")
-            optimizers, configs = configure_optimizers(output)
+            optimizers, configs = configure_optimizers(output, automatic=module.automatic_optimization)
+            validate_scheduler_api(configs, module)
         trainer.optimizers = optimizers
         trainer.lr_scheduler_configs = configs
         self._lightning_optimizers = [LightningOptimizer(o, trainer) for o in optimizers]
