@@ -28,6 +28,7 @@ _LAZY = {
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
     "trainer": ("ember.trainer", None),
+    "utilities": ("ember.trainer.utilities", None),
     "save": ("ember.core.serialization", "save"),
     "load": ("ember.core.serialization", "load"),
     "Trainer": ("ember.trainer", "Trainer"),
@@ -53,6 +54,7 @@ def __getattr__(name):
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
+_ALIASED["utilities"] = f"{__name__}.trainer.utilities"
 
 
 class _AliasLoader(_abc.Loader):

@@ -15,18 +15,7 @@ from .call import call_module_hook, is_overridden
 from .exceptions import MisconfigurationException
 from .states import RunningStage
 
-__all__ = ["DataConnector", "as_loader_list", "num_batches"]
-
-
-def as_loader_list(loaders) -> List[Any]:
-    """A single loader, a list/tuple of loaders or a dict of them, as a list."""
-    if loaders is None:
-        return []
-    if isinstance(loaders, dict):
-        return list(loaders.values())
-    if isinstance(loaders, (list, tuple)):
-        return list(loaders)
-    return [loaders]
+__all__ = ["DataConnector", "num_batches"]
 
 
 def _length(loader) -> float:
@@ -96,22 +85,62 @@ class DataConnector:
             has = self._has[prefix] = self._source_has(prefix)
         return has
 
-    def request(self, prefix: str) -> List[Any]:
-        """Build the list of loaders of a stage (``train``, ``val``, ``test``, ``predict``)."""
+    def _raw(self, prefix: str) -> Any:
+        """What the stage's source returns: the Trainer argument, else the datamodule's or module's hook."""
         passed = self._sources.get(prefix)
         if passed is not None:
-            loaders = as_loader_list(passed)
-        else:
-            trainer = self.trainer
-            dm = trainer.datamodule
-            if _datamodule_provides(dm, prefix):
-                loaders = as_loader_list(getattr(dm, f"{prefix}_dataloader")())
-            else:
-                loaders = as_loader_list(call_module_hook(trainer, f"{prefix}_dataloader"))
-        loaders = [self.trainer.strategy.process_dataloader(dl, shuffle=(prefix == "train")) for dl in loaders]
+            return passed
+        trainer = self.trainer
+        dm = trainer.datamodule
+        if _datamodule_provides(dm, prefix):
+            return getattr(dm, f"{prefix}_dataloader")()
+        return call_module_hook(trainer, f"{prefix}_dataloader")
+
+    def _prepare(self, loader, prefix: str):
+        loader = self.trainer.strategy.process_dataloader(loader, shuffle=(prefix == "train"))
         if prefix == "train" and self.trainer.overfit_batches > 0:
-            loaders = [self._without_shuffle(dl) for dl in loaders]
-        return loaders
+            loader = self._without_shuffle(loader)
+        return loader
+
+    def request_train(self) -> Any:
+        """The train loader: one loader, or a :class:`CombinedLoader` when several are given (a list, a dict or a
+        nested collection of loaders, combined in ``"max_size_cycle"`` mode as in Lightning)."""
+        from .utilities.combined_loader import CombinedLoader
+        raw = self._raw("train")
+        if isinstance(raw, CombinedLoader):
+            if raw.mode not in ("max_size_cycle", "min_size"):
+                raise ValueError(f'`FitLoop` only supports the `CombinedLoader(mode="max_size_cycle" | "min_size")` '
+                                 f"modes, got mode={raw.mode!r}.")
+            combined = raw
+        elif isinstance(raw, (list, tuple, dict)):
+            combined = CombinedLoader(raw, "max_size_cycle")
+        elif raw is None:
+            return None
+        else:
+            return self._prepare(raw, "train")
+        flat = combined.flattened
+        prepared = [self._prepare(dl, "train") for dl in flat]
+        if any(p is not dl for p, dl in zip(prepared, flat)):
+            limits, combined = combined.limits, CombinedLoader(combined._rebuild(prepared), combined.mode)
+            combined.limits = limits
+        return combined
+
+    def request(self, prefix: str) -> List[Any]:
+        """The loaders of an evaluation or predict stage (``val``, ``test``, ``predict``) as a flat list: a
+        collection of loaders, or a ``CombinedLoader(mode="sequential")``, runs its loaders one after the other."""
+        from .utilities.combined_loader import CombinedLoader
+        raw = self._raw(prefix)
+        if isinstance(raw, CombinedLoader):
+            if raw.mode != "sequential":
+                fn = {"val": "validate", "test": "test", "predict": "predict"}[prefix]
+                raise ValueError(f'`trainer.{fn}()` only supports the `CombinedLoader(mode="sequential")` mode, got '
+                                 f"mode={raw.mode!r}.")
+            loaders = raw.flattened
+        elif raw is None:
+            loaders = []
+        else:
+            loaders = CombinedLoader(raw).flattened if isinstance(raw, (list, tuple, dict)) else [raw]
+        return [self._prepare(dl, prefix) for dl in loaders]
 
     @staticmethod
     def _without_shuffle(loader):

@@ -173,8 +173,10 @@ class Trainer:
 
     @property
     def train_dataloader(self):
-        """The train dataloader of the current fit (``None`` before the fit loop requested it)."""
-        return self.fit_loop.train_dataloader
+        """The train dataloader of the current fit (``None`` before the fit loop requested it); with several, the
+        collection of them as given."""
+        loader = self.fit_loop.train_dataloader
+        return getattr(loader, "iterables", loader)
 
     @property
     def num_training_batches(self) -> float:

@@ -282,3 +282,145 @@ def Classifier_with(scheduler_cls):
             opt = em.optim.SGD(self.parameters(), lr=0.1)
             return [opt], [scheduler_cls(opt)]
     return WithScheduler()
+
+
+# ------------------------------------------------------------------------------------------- 6. several train loaders
+class MultiLoaderModel(Classifier):
+    """Trains on the sum of the losses of every loader's batch; records the batch structures it saw."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+        self.val_seen = []
+
+    def training_step(self, batch, batch_idx):
+        leaves = list(_leaves(batch))
+        self.seen.append((batch_idx, _shape_of(batch)))
+        return sum(nn.functional.cross_entropy(self(x), y) for x, y in leaves)
+
+    def validation_step(self, batch, batch_idx, dataloader_idx=0):
+        self.val_seen.append((dataloader_idx, batch_idx))
+
+    def on_validation_batch_end(self, outputs, batch, batch_idx, dataloader_idx=0):
+        self.val_seen.append(("end", dataloader_idx, batch_idx))
+
+
+def _is_pair(batch):
+    return isinstance(batch, (list, tuple)) and all(isinstance(t, em.Tensor) for t in batch)
+
+
+def _leaves(batch):
+    if _is_pair(batch):
+        yield batch
+    elif isinstance(batch, dict):
+        for v in batch.values():
+            yield from _leaves(v)
+    elif isinstance(batch, list):
+        for v in batch:
+            yield from _leaves(v)
+    else:
+        yield batch
+
+
+def _shape_of(batch):
+    if _is_pair(batch):
+        return batch[0].shape[0]  # the batch size identifies the loader
+    if isinstance(batch, dict):
+        return {k: _shape_of(v) for k, v in batch.items()}
+    return [_shape_of(v) for v in batch]
+
+
+def test_a_list_of_train_loaders_gives_list_batches_in_max_size_cycle_mode():
+    model = MultiLoaderModel()
+    trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
+    trainer.fit(model, [DataLoader(make_dataset(16), batch_size=4), DataLoader(make_dataset(6), batch_size=3)])
+    assert trainer.num_training_batches == 4 and trainer.global_step == 4
+    assert model.seen == [(i, [4, 3]) for i in range(4)]  # the 2-batch loader starts over
+
+
+def test_a_nested_dict_of_train_loaders_gives_batches_of_the_same_structure():
+    model = MultiLoaderModel()
+    loaders = {"a": DataLoader(make_dataset(8), batch_size=4),
+               "b": [DataLoader(make_dataset(6), batch_size=2), DataLoader(make_dataset(2), batch_size=1)]}
+    trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
+    trainer.fit(model, loaders)
+    assert model.seen == [(i, {"a": 4, "b": [2, 1]}) for i in range(3)]
+    assert trainer.train_dataloader is loaders
+
+
+def test_combined_loader_modes_in_fit():
+    from ember.utilities import CombinedLoader
+    model = MultiLoaderModel()
+    combined = CombinedLoader([DataLoader(make_dataset(16), batch_size=4), DataLoader(make_dataset(6), batch_size=3)],
+                              mode="min_size")
+    trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
+    trainer.fit(model, combined)
+    assert trainer.global_step == 2 and model.seen == [(0, [4, 3]), (1, [4, 3])]
+    with pytest.raises(ValueError, match=r'`FitLoop` only supports the `CombinedLoader\(mode="max_size_cycle" \| '
+                                         r'"min_size"\)` modes'):
+        quiet_trainer(max_epochs=1).fit(MultiLoaderModel(), CombinedLoader([DataLoader(make_dataset(4))],
+                                                                            mode="sequential"))
+    with pytest.raises(ValueError, match=r"Unsupported mode 'zip', please select one of"):
+        CombinedLoader([], mode="zip")
+
+
+def test_combined_loader_iterates_in_lightnings_modes():
+    from ember.trainer.utilities import CombinedLoader
+    loaders = {"a": range(3), "b": range(10, 12)}
+    assert list(CombinedLoader(loaders, "max_size_cycle")) == [
+        ({"a": 0, "b": 10}, 0, 0), ({"a": 1, "b": 11}, 1, 0), ({"a": 2, "b": 10}, 2, 0)]
+    assert list(CombinedLoader(loaders, "min_size")) == [({"a": 0, "b": 10}, 0, 0), ({"a": 1, "b": 11}, 1, 0)]
+    assert list(CombinedLoader(loaders, "max_size")) == [
+        ({"a": 0, "b": 10}, 0, 0), ({"a": 1, "b": 11}, 1, 0), ({"a": 2, "b": None}, 2, 0)]
+    assert list(CombinedLoader(loaders, "sequential")) == [(0, 0, 0), (1, 1, 0), (2, 2, 0), (10, 0, 1), (11, 1, 1)]
+    assert [len(CombinedLoader(loaders, m)) for m in ("min_size", "max_size_cycle", "max_size", "sequential")] == \
+        [2, 3, 3, 5]
+
+
+def test_dataloader_idx_is_right_for_every_val_loader():
+    model = MultiLoaderModel()
+    val = {"x": DataLoader(make_dataset(8), batch_size=4),
+           "y": [DataLoader(make_dataset(4), batch_size=4), DataLoader(make_dataset(4), batch_size=4)]}
+    quiet_trainer(max_epochs=1, num_sanity_val_steps=0).fit(model, DataLoader(make_dataset(8), batch_size=4), val)
+    assert model.val_seen == [(0, 0), ("end", 0, 0), (0, 1), ("end", 0, 1), (1, 0), ("end", 1, 0),
+                              (2, 0), ("end", 2, 0)]
+    from ember.utilities import CombinedLoader
+    model.val_seen = []
+    quiet_trainer().validate(model, CombinedLoader(val, mode="sequential"))
+    assert [seen for seen in model.val_seen if seen[0] != "end"] == [(0, 0), (0, 1), (1, 0), (2, 0)]
+    with pytest.raises(ValueError, match=r'`trainer.validate\(\)` only supports the `CombinedLoader\(mode='
+                                         r'"sequential"\)` mode'):
+        quiet_trainer().validate(model, CombinedLoader(val, mode="max_size"))
+
+
+class CrashAtStep(em.Callback):
+    def __init__(self, step):
+        self.step = step
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        if trainer.global_step == self.step:
+            raise RuntimeError("simulated crash")
+
+
+def _multi_loader_run(tmp_path, extra=(), ckpt_path=None, seed=0):
+    from ember.callbacks import ModelCheckpoint
+    em.seed_everything(seed)
+    model = MultiLoaderModel()
+    ckpt = ModelCheckpoint(dirpath=tmp_path, every_n_train_steps=1, save_top_k=0, save_last=True)
+    trainer = quiet_trainer(max_epochs=2, limit_val_batches=0, callbacks=[ckpt, *extra],
+                            default_root_dir=str(tmp_path), enable_checkpointing=True)
+    loaders = {"a": DataLoader(make_dataset(20, seed=3), batch_size=4, shuffle=True),
+               "b": DataLoader(make_dataset(6, seed=4), batch_size=3, shuffle=True)}
+    trainer.fit(model, loaders, ckpt_path=ckpt_path)
+    return trainer, model
+
+
+def test_mid_epoch_resume_with_several_train_loaders_is_exact(tmp_path):
+    reference, ref_model = _multi_loader_run(tmp_path / "ref")
+    assert reference.global_step == 10
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        _multi_loader_run(tmp_path / "run", extra=[CrashAtStep(8)])  # epoch 1, after loader b started over
+    trainer, model = _multi_loader_run(tmp_path / "run", ckpt_path="last", seed=7)
+    assert trainer.global_step == 10
+    assert model.seen == ref_model.seen[8:]
+    _assert_same_weights(_weights(model), _weights(ref_model))

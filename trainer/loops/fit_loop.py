@@ -90,12 +90,11 @@ class FitLoop(Loop):
         batch counts ``num_training_batches`` and ``val_check_batch``."""
         if self.train_dataloader is not None and not self._should_reload_train_dl:
             return
-        trainer = self.trainer
-        loaders = trainer.data_connector.request("train")
-        if len(loaders) != 1:
-            raise MisconfigurationException(f"ember trains from one train dataloader; got {len(loaders)}. Combine "
-                                            "your datasets (e.g. with `ConcatDataset`) into one loader.")
-        self.train_dataloader = loaders[0]
+        loader = self.trainer.data_connector.request_train()
+        if loader is None:
+            raise MisconfigurationException("`train_dataloader()` returned None: return a DataLoader (or a list/dict "
+                                            "of them) to train on")
+        self.train_dataloader = loader
         self._last_train_dl_reload_epoch = self.current_epoch
         self._compute_batch_counts()
 
@@ -243,6 +242,11 @@ def _warn_if_modules_in_eval_mode(module) -> None:
 
 
 def _set_sampler_epoch(loader, epoch: int) -> None:
+    for inner in getattr(loader, "flattened", None) or [loader]:  # every loader of a CombinedLoader
+        _set_one_sampler_epoch(inner, epoch)
+
+
+def _set_one_sampler_epoch(loader, epoch: int) -> None:
     for sampler in (getattr(loader, "sampler", None), getattr(getattr(loader, "batch_sampler", None), "sampler", None)):
         if sampler is not None and callable(getattr(sampler, "set_epoch", None)):
             sampler.set_epoch(epoch)

@@ -8,6 +8,7 @@ from typing import Any, Dict, Optional
 from ..call import call_hook, call_module_hook, module_overrides
 from ..exceptions import MisconfigurationException
 from ..states import RunningStage
+from ..utilities.combined_loader import CombinedLoader
 from .evaluation_loop import EvaluationLoop
 from .loop import Loop
 from .optimization import AutomaticOptimization, ManualOptimization
@@ -117,6 +118,8 @@ class TrainingEpochLoop(Loop):
         limit = self.trainer.num_training_batches
         lookahead = limit == math.inf  # an unsized loader: read one batch ahead to see the end coming
         iterator = iter(loader)
+        if isinstance(loader, CombinedLoader):  # it yields (batch, batch_idx, dataloader_idx)
+            iterator = (batch for batch, _, _ in iterator)
         upcoming = _next(iterator) if lookahead else _NO_BATCH
         while not self.done:
             batch_idx = self.batch_progress.current.ready
@@ -249,7 +252,7 @@ class TrainingEpochLoop(Loop):
         return state
 
     def _dataloader_state(self, progress, bp) -> Optional[Dict[str, Any]]:
-        loader = self.trainer.train_dataloader
+        loader = self.trainer.fit_loop.train_dataloader
         mid_epoch = progress["current"]["completed"] > 0 and not bp.is_last_batch
         loader_state = loader.state_dict() if mid_epoch and hasattr(loader, "state_dict") else None
         if loader_state and loader_state.get("epoch_in_progress"):
