@@ -8,7 +8,7 @@ import ember as em
 from ember.core import nn
 from ember.core.data import DataLoader
 
-from trainer_testing import Classifier, make_dataset, quiet_trainer
+from trainer_testing import Classifier, RecordingLogger, make_dataset, quiet_trainer
 
 
 def _weights(model):
@@ -424,3 +424,54 @@ def test_mid_epoch_resume_with_several_train_loaders_is_exact(tmp_path):
     assert trainer.global_step == 10
     assert model.seen == ref_model.seen[8:]
     _assert_same_weights(_weights(model), _weights(ref_model))
+
+
+# ---------------------------------------------------------------------------------- 7. resume from the end-of-fit last
+def _counters(trainer):
+    fit_loop = trainer.fit_loop
+    epoch_loop = fit_loop.epoch_loop
+    return {"global_step": trainer.global_step, "epoch": trainer.current_epoch,
+            "batches_that_stepped": epoch_loop._batches_that_stepped,
+            "epoch_progress": fit_loop.epoch_progress.state_dict(),
+            "batch_progress_total": epoch_loop.batch_progress.state_dict()["total"],
+            "optimizer_steps": epoch_loop.automatic_optimization.optimizer_steps}
+
+
+@pytest.mark.parametrize("first, then, checkpoint", [
+    (dict(max_epochs=2), dict(max_epochs=4), {}),
+    (dict(max_epochs=2, limit_val_batches=0), dict(max_epochs=4, limit_val_batches=0), {}),
+    (dict(max_epochs=2), dict(max_epochs=4), dict(every_n_train_steps=1)),  # saved before the last validation
+    (dict(max_steps=4), dict(max_steps=8), {}),  # max_steps cut epoch 1 short: its end-of-epoch save
+    (dict(max_steps=4), dict(max_steps=8), dict(every_n_train_steps=2)),
+    (dict(max_steps=3), dict(max_steps=6), dict(every_n_train_steps=3)),
+], ids=["epochs", "epochs-no-val", "epochs-step-ckpt", "max-steps-mid-epoch", "max-steps-step-ckpt",
+        "max-steps-at-epoch-end"])
+def test_resuming_from_the_end_of_fit_last_checkpoint_continues_the_counters(tmp_path, first, then, checkpoint):
+    from ember.callbacks import ModelCheckpoint
+
+    def run(ckpt_path=None, root="a", **flags):
+        logger = RecordingLogger()
+        em.seed_everything(0)
+        model = Classifier()
+        trainer = quiet_trainer(enable_checkpointing=True, num_sanity_val_steps=0, log_every_n_steps=1,
+                                logger=logger, default_root_dir=str(tmp_path / root),
+                                callbacks=[ModelCheckpoint(dirpath=tmp_path / root, save_last=True, save_top_k=0,
+                                                           **checkpoint)], **flags)
+        trainer.fit(model, DataLoader(make_dataset(24), batch_size=8, shuffle=True),
+                    DataLoader(make_dataset(8), batch_size=8), ckpt_path=ckpt_path)
+        return trainer, model
+
+    interrupted, _ = run(**first)
+    resumed, resumed_model = run(ckpt_path=tmp_path / "a" / "last.ckpt", **then)
+    straight, straight_model = run(root="b", **then)
+    assert _counters(resumed) == _counters(straight)
+    _assert_same_weights(_weights(resumed_model), _weights(straight_model))
+
+    def train_steps(trainer):
+        return [step for step, metrics in trainer.logger.calls if "train_loss" in metrics]
+    assert train_steps(resumed) == train_steps(straight)[-len(train_steps(resumed)):]
+    if checkpoint and "max_epochs" in first:
+        # saved before the epoch's last validation: the resumed fit runs it again, at the same logger step
+        def val_steps(trainer):
+            return [step for step, metrics in trainer.logger.calls if "val_loss" in metrics]
+        assert val_steps(resumed)[0] == val_steps(interrupted)[-1]

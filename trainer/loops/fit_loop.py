@@ -224,7 +224,13 @@ class FitLoop(Loop):
         super().load_state_dict(state)
         ep = self.epoch_progress
         bp = self.epoch_loop.batch_progress
-        if ep.current.processed > ep.current.completed:
+        truncated = bp.current.completed > 0 and not bp.is_last_batch
+        if ep.current.processed > ep.current.completed and truncated and self.trainer.max_steps != -1:
+            # saved at the end of an epoch that max_steps cut short (e.g. the end-of-fit last.ckpt): training is
+            # counted in steps, so, as in Lightning, the resumed fit continues that epoch from its next batch
+            ep.current.processed, ep.total.processed = ep.current.completed, ep.total.completed
+            bp.reset_on_restart()
+        elif ep.current.processed > ep.current.completed:
             # saved at the end of an epoch (e.g. by ModelCheckpoint in on_train_epoch_end): that epoch is done
             ep.current.completed = ep.current.processed = max(ep.current.processed, ep.current.completed + 1)
             ep.total.completed = ep.total.processed = max(ep.total.processed, ep.total.completed)

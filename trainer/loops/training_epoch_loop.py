@@ -25,7 +25,7 @@ class TrainingEpochLoop(Loop):
 
     _progress = ("batch_progress",)
     _children = ("automatic_optimization", "manual_optimization", "val_loop")
-    _fields = ("_batches_that_stepped", "_total_batch_idx", "_val_pending")
+    _fields = ("_batches_that_stepped", "_total_batch_idx", "_val_pending", "_stepped_after_val")
 
     def __init__(self, trainer):
         super().__init__(trainer)
@@ -39,6 +39,7 @@ class TrainingEpochLoop(Loop):
         self._loader_state: Optional[Dict[str, Any]] = None
         self._current_batch_stepped = False
         self._val_pending = False
+        self._stepped_after_val = 0  # a resumed pending validation logs at the step before its batch is counted
         self._prefetched = False  # an unsized loader is read one batch ahead to know which batch is the last
         self._multi_optimizer_step = False  # 1.x ``training_step(batch, batch_idx, optimizer_idx)``
 
@@ -113,6 +114,8 @@ class TrainingEpochLoop(Loop):
         if self._val_pending:
             self._val_pending = False
             self.run_validation(zero_grad=True)
+            self._batches_that_stepped += self._stepped_after_val
+            self._stepped_after_val = 0
         if self.done:
             return  # resumed after the epoch's last batch: nothing left to fetch (and no RNG to consume)
         limit = self.trainer.num_training_batches
@@ -245,9 +248,13 @@ class TrainingEpochLoop(Loop):
         if bp.current.processed > bp.current.completed:
             for tracker in (progress["current"], progress["total"]):
                 tracker["ready"] = tracker["started"] = tracker["completed"] = tracker["processed"]
-            own["_batches_that_stepped"] += 1 if self._current_batch_stepped else 0
+            stepped = 1 if self._current_batch_stepped else 0
             own["_total_batch_idx"] += 1
             own["_val_pending"] = self.should_check_val(self.batch_idx, bp.is_last_batch)
+            if own["_val_pending"]:  # as in Lightning, the batch counts for the logger after its validation
+                own["_stepped_after_val"] = stepped
+            else:
+                own["_batches_that_stepped"] += stepped
         state["dataloader_state"] = self._dataloader_state(progress, bp)
         return state
 
