@@ -567,7 +567,7 @@ class Trainer:
             result = None
         elif fn in (TrainerFn.VALIDATING, TrainerFn.TESTING):
             loop = self.validate_loop if fn == TrainerFn.VALIDATING else self.test_loop
-            loop.setup_data()
+            loop.reset_data()
             result = loop.run(loop.stage)
             if getattr(self, "_verbose", True) and self.is_global_zero and result:
                 _print_results(result, stage)

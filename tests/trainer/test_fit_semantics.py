@@ -475,3 +475,44 @@ def test_resuming_from_the_end_of_fit_last_checkpoint_continues_the_counters(tmp
         def val_steps(trainer):
             return [step for step, metrics in trainer.logger.calls if "val_loss" in metrics]
         assert val_steps(resumed)[0] == val_steps(interrupted)[-1]
+
+
+# ------------------------------------------------------------------------------------ 8. when dataloaders are requested
+class RequestRecorder(Classifier):
+    def __init__(self):
+        super().__init__()
+        self.requests = []
+
+    def train_dataloader(self):
+        self.requests.append(("train", self.trainer.current_epoch))
+        return DataLoader(make_dataset(16), batch_size=8)
+
+    def val_dataloader(self):
+        self.requests.append(("val", self.trainer.current_epoch))
+        return DataLoader(make_dataset(8), batch_size=8)
+
+    def test_dataloader(self):
+        self.requests.append(("test", self.trainer.current_epoch))
+        return DataLoader(make_dataset(8), batch_size=8)
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (dict(reload_dataloaders_every_n_epochs=1, max_epochs=3),
+     [("val", 0), ("train", 0), ("train", 1), ("val", 1), ("train", 2), ("val", 2)]),
+    (dict(reload_dataloaders_every_n_epochs=2, check_val_every_n_epoch=2, max_epochs=4),
+     [("val", 0), ("train", 0), ("val", 1), ("train", 2), ("val", 3)]),
+    (dict(reload_dataloaders_every_n_epochs=1, max_epochs=2, num_sanity_val_steps=0),
+     [("train", 0), ("val", 0), ("train", 1), ("val", 1)]),
+    (dict(max_epochs=3), [("val", 0), ("train", 0)]),
+], ids=["every-epoch", "every-2-validating-every-2", "no-sanity-check", "no-reload"])
+def test_dataloaders_are_requested_when_lightning_requests_them(flags, expected):
+    model = RequestRecorder()
+    quiet_trainer(**flags).fit(model)
+    assert model.requests == expected
+
+
+def test_validate_and_test_with_a_zero_limit_do_not_request_the_loader():
+    model = RequestRecorder()
+    assert quiet_trainer(limit_val_batches=0).validate(model) == []
+    assert quiet_trainer(limit_test_batches=0).test(model) == []
+    assert model.requests == []

@@ -1,11 +1,12 @@
 """The evaluation loop: validation (standalone or inside fit), test, and the sanity check."""
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, List
 
 from ...core.autograd.grad_mode import no_grad
 from ..call import call_hook, call_module_hook, is_overridden, module_overrides
-from ..states import RunningStage
+from ..states import RunningStage, TrainerFn
 from .loop import Loop
 from .module_mode import ModuleMode
 from .progress import BatchProgress
@@ -23,9 +24,8 @@ class EvaluationLoop(Loop):
         super().__init__(trainer)
         self.stage = stage
         self.batch_progress = BatchProgress()
-        self._loaders: List[Any] = []
         self._module_mode = ModuleMode()
-        self.loaded_epoch = None  # the epoch whose reload rule last requested the loaders (inside fit)
+        self.reset_data()
 
     @property
     def _name(self) -> str:
@@ -39,12 +39,31 @@ class EvaluationLoop(Loop):
     def reset_data(self) -> None:
         """Forget the loaders of a previous run."""
         self._loaders = []
-        self.loaded_epoch = None
+        self._requested = False
+        self._last_reload_epoch = -math.inf
 
     def setup_data(self) -> None:
-        """Request the stage's loaders (``val_dataloader`` once per fit unless dataloaders are reloaded)."""
-        prefix = "test" if self.stage == RunningStage.TESTING else "val"
-        self._loaders = self.trainer.data_connector.request(prefix)
+        """Request the stage's loaders, when Lightning does: every standalone run; inside fit once, then again every
+        ``reload_dataloaders_every_n_epochs`` epochs. Never with ``limit_*_batches=0`` or without a step method."""
+        trainer = self.trainer
+        fitting = trainer.state.fn == TrainerFn.FITTING
+        if self._requested and fitting and not self._should_reload():
+            return
+        testing = self.stage == RunningStage.TESTING
+        limit = trainer.limit_test_batches if testing else trainer.limit_val_batches
+        step = "test_step" if testing else "validation_step"
+        if limit == 0 or not _has_step(trainer, step):
+            return
+        sanity = trainer.state.stage == RunningStage.SANITY_CHECKING
+        if fitting and (not sanity or trainer.fit_loop.epoch_loop.should_check_val_epoch()):
+            # a sanity check counts as this epoch's request only if this epoch validates
+            self._last_reload_epoch = trainer.current_epoch
+        self._loaders = trainer.data_connector.request("test" if testing else "val")
+        self._requested = True
+
+    def _should_reload(self) -> bool:
+        n = self.trainer.reload_dataloaders_every_n_epochs
+        return bool(n) and self.trainer.current_epoch - self._last_reload_epoch >= n
 
     @property
     def has_loaders(self) -> bool:
@@ -58,6 +77,12 @@ class EvaluationLoop(Loop):
     def run(self, stage: RunningStage) -> List[Dict[str, float]]:
         """Run one evaluation epoch; return one dict of epoch metrics per dataloader."""
         trainer = self.trainer
+        prev_stage = trainer.state.stage
+        trainer.state.stage = stage
+        try:
+            self.setup_data()
+        finally:
+            trainer.state.stage = prev_stage
         counts = self.batch_counts(stage)
         if not self._loaders or sum(counts) == 0:
             return []
@@ -122,6 +147,11 @@ class EvaluationLoop(Loop):
             connector.on_eval_batch_end(self.batch_progress.total.completed - 1, sanity)
             if collect:
                 outputs.append(output)
+
+
+def _has_step(trainer, name: str) -> bool:
+    module = trainer.lightning_module
+    return getattr(module, name, None) is not None and module_overrides(trainer, name)
 
 
 def _lightning_module_cls():

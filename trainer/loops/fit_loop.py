@@ -121,31 +121,18 @@ class FitLoop(Loop):
         else:
             self.val_check_batch = max(1, int(self.num_training_batches * vci))
 
-    def setup_val_data_if_needed(self) -> None:
-        """Request the val loaders inside fit: the first time, and when ``reload_dataloaders_every_n_epochs`` says."""
-        val_loop = self.epoch_loop.val_loop
-        n = self.trainer.reload_dataloaders_every_n_epochs
-        epoch = self.current_epoch
-        reload = n and epoch % n == 0 and val_loop.loaded_epoch != epoch
-        if not val_loop.has_loaders or reload:  # requested lazily when no sanity check fetched them
-            val_loop.setup_data()
-            val_loop.loaded_epoch = epoch
-
     # -------------------------------------------------------------------------------------------------- run
     def run_sanity_check(self) -> None:
         """Run ``num_sanity_val_steps`` validation batches before training (not when resuming)."""
         trainer = self.trainer
         val_loop = self.epoch_loop.val_loop
-        val_loop.reset_data()
         resumed = self.epoch_loop.batch_progress.total.completed > 0 or self.epoch_progress.total.completed > 0
-        if not trainer.data_connector.has_loaders("val") or trainer.limit_val_batches == 0 or \
-                trainer.num_sanity_val_steps == 0 or resumed:
+        if not self.epoch_loop.validation_enabled() or trainer.num_sanity_val_steps == 0 or resumed:
             return
         from ..checkpoint_connector import capture_rng_states, restore_rng_states
         rng = capture_rng_states()  # the sanity check must not change the random streams of training
         trainer.state.stage = RunningStage.SANITY_CHECKING
         call_callback_hooks(trainer, "on_sanity_check_start")
-        val_loop.setup_data()
         val_loop.run(RunningStage.SANITY_CHECKING)
         call_callback_hooks(trainer, "on_sanity_check_end")
         restore_rng_states(rng)

@@ -204,14 +204,17 @@ class TrainingEpochLoop(Loop):
         return trainer.data_connector.has_loaders("val") and trainer.limit_val_batches != 0 and \
             getattr(module, "validation_step", None) is not None and module_overrides(trainer, "validation_step")
 
+    def should_check_val_epoch(self) -> bool:
+        """Whether this epoch validates (``check_val_every_n_epoch``)."""
+        every = self.trainer.check_val_every_n_epoch
+        return self.validation_enabled() and (every is None or (self.trainer.current_epoch + 1) % every == 0)
+
     def should_check_val(self, batch_idx: int, is_last: bool) -> bool:
         """Whether validation runs after batch ``batch_idx`` (``val_check_interval``, epoch end, early stop)."""
         trainer = self.trainer
-        if not self.validation_enabled():
+        if not self.should_check_val_epoch():
             return False
         every = trainer.check_val_every_n_epoch
-        if every is not None and (trainer.current_epoch + 1) % every != 0:
-            return False
         if trainer.should_stop and trainer.fit_loop.can_stop_early:
             return True
         vcb = trainer.val_check_batch
@@ -226,7 +229,7 @@ class TrainingEpochLoop(Loop):
         """Validate inside fit; ``zero_grad`` is False inside an accumulation window, whose gradients must stay."""
         trainer = self.trainer
         val_loop = self.val_loop
-        trainer.fit_loop.setup_val_data_if_needed()
+        val_loop.setup_data()  # before the zero_grad hook, as in Lightning
         if zero_grad:
             call_module_hook(trainer, "on_validation_model_zero_grad")
         val_loop.run(RunningStage.VALIDATING)
