@@ -516,3 +516,57 @@ def test_validate_and_test_with_a_zero_limit_do_not_request_the_loader():
     assert quiet_trainer(limit_val_batches=0).validate(model) == []
     assert quiet_trainer(limit_test_batches=0).test(model) == []
     assert model.requests == []
+
+
+# --------------------------------------------------------------------------- 4. step methods without batch_idx
+class NoBatchIdx(em.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 2)
+        self.calls = []
+
+    def training_step(self, batch):
+        self.calls.append("training_step")
+        x, y = batch
+        return nn.functional.cross_entropy(self.layer(x), y)
+
+    def validation_step(self, batch):
+        self.calls.append("validation_step")
+
+    def test_step(self, batch):
+        self.calls.append("test_step")
+
+    def predict_step(self, batch):
+        self.calls.append("predict_step")
+        return self.layer(batch[0])
+
+    def configure_optimizers(self):
+        return em.optim.SGD(self.parameters(), lr=0.1)
+
+
+def test_step_methods_without_batch_idx_get_only_the_batch(loader):
+    model = NoBatchIdx()
+    trainer = quiet_trainer(max_epochs=1, num_sanity_val_steps=0)
+    trainer.fit(model, loader(16), loader(8))
+    trainer.test(model, loader(8))
+    out = trainer.predict(model, loader(8))
+    assert model.calls == ["training_step"] * 2 + ["validation_step", "test_step", "predict_step"]
+    assert out[0].shape == (8, 2)
+
+
+def test_several_val_loaders_need_a_dataloader_idx_argument(loader):
+    class Strict(Classifier):
+        def validation_step(self, batch, batch_idx):
+            pass
+
+    with pytest.raises(RuntimeError, match=r"You provided multiple `val` dataloaders, but no `dataloader_idx` "
+                                           r"argument in `validation_step\(\)`"):
+        quiet_trainer().validate(Strict(), [loader(8), loader(8)])
+
+    class Needy(Classifier):
+        def validation_step(self, batch, batch_idx, dataloader_idx):
+            pass
+
+    with pytest.raises(RuntimeError, match=r"You provided only a single `val` dataloader, but have included "
+                                           r"`dataloader_idx` in `validation_step\(\)`"):
+        quiet_trainer().validate(Needy(), loader(8))

@@ -10,7 +10,7 @@ from ..states import RunningStage, TrainerFn
 from .loop import Loop
 from .module_mode import ModuleMode
 from .progress import BatchProgress
-from .signature import step_args
+from .signature import check_dataloader_idx, step_args
 
 __all__ = ["EvaluationLoop"]
 
@@ -91,10 +91,12 @@ class EvaluationLoop(Loop):
         trainer.state.stage = stage
         name = self._name
         n_loaders = len(self._loaders)
+        module = trainer.lightning_module
+        check_dataloader_idx(getattr(module, f"{name}_step"), f"{name}_step", "test" if name == "test" else "val",
+                             n_loaders)
         connector = trainer.logger_connector
         connector.on_eval_start(n_loaders)
         self.batch_progress.reset_on_run()
-        module = trainer.lightning_module
         collect = is_overridden(f"{name}_epoch_end", module, _lightning_module_cls())
         outputs: List[List[Any]] = [[] for _ in self._loaders]
         self._module_mode.capture(module)

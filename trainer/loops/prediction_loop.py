@@ -9,7 +9,7 @@ from ..states import RunningStage
 from .loop import Loop
 from .module_mode import ModuleMode
 from .progress import BatchProgress
-from .signature import step_args
+from .signature import check_dataloader_idx, step_args
 
 __all__ = ["PredictionLoop"]
 
@@ -48,6 +48,7 @@ class PredictionLoop(Loop):
         predictions: List[List[Any]] = [[] for _ in self._loaders]
         self.batch_progress.reset_on_run()
         module = trainer.lightning_module
+        check_dataloader_idx(module.predict_step, "predict_step", "predict", n)
         self._module_mode.capture(module)
         call_module_hook(trainer, "on_predict_model_eval")
         with no_grad():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Optional, Tuple
 
-__all__ = ["takes_param", "step_args"]
+__all__ = ["takes_param", "step_args", "check_dataloader_idx"]
 
 
 def takes_param(fn, name: str, min_args: Optional[int] = None) -> bool:
@@ -51,3 +51,21 @@ def _takes_batch_idx(fn) -> bool:
 
 
 _CACHE: dict = {}  # code object -> takes batch_idx
+
+
+def check_dataloader_idx(fn, hook: str, prefix: str, num_loaders: int) -> None:
+    """Lightning's check: several loaders need a step that takes ``dataloader_idx``; a single loader must not
+    require one (a default value is fine)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return
+    param = params.get("dataloader_idx")
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params.values())
+    if num_loaders > 1 and param is None and not varargs:
+        raise RuntimeError(f"You provided multiple `{prefix}` dataloaders, but no `dataloader_idx` argument in "
+                           f"`{hook}()`. Try adding `dataloader_idx=0` to its signature.")
+    if num_loaders == 1 and param is not None and param.default is param.empty:
+        raise RuntimeError(f"You provided only a single `{prefix}` dataloader, but have included `dataloader_idx` "
+                           f"in `{hook}()`. Either remove the argument or give it a default value i.e. "
+                           "`dataloader_idx=0`.")
