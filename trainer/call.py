@@ -12,14 +12,19 @@ __all__ = ["call_hook", "call_callback_hooks", "call_module_hook", "call_datamod
 
 
 def is_overridden(name: str, instance: Any, parent: type) -> bool:
-    """True if ``type(instance)`` defines ``name`` differently from ``parent``."""
+    """True if ``instance`` defines ``name`` differently from ``parent``: in its class, or assigned on the instance
+    itself (``model.on_train_batch_end = fn``). An attribute set to None counts as not defined (Lightning: setting
+    ``model.validation_step = None`` disables validation)."""
     if instance is None:
         return False
-    attr = getattr(type(instance), name, None)
-    base = getattr(parent, name, None)
+    attr = getattr(instance, name, None)
     if attr is None:
         return False
-    return getattr(attr, "__code__", attr) is not getattr(base, "__code__", base)
+    base = getattr(parent, name, None)
+    if base is None:
+        return True
+    func = getattr(attr, "__func__", attr)
+    return getattr(func, "__code__", func) is not getattr(base, "__code__", base)
 
 
 # the hook name is set around every hook call: bypass nn.Module.__setattr__'s parameter/buffer bookkeeping

@@ -114,8 +114,8 @@ class CheckpointConnector:
                       "test_loop": trainer.test_loop.state_dict()},
         }
         if not weights_only:
-            checkpoint["callbacks"] = {cb.state_key: cb.state_dict() for cb in trainer.callbacks
-                                       if cb.state_dict()}
+            states = ((cb.state_key, cb.state_dict()) for cb in trainer.callbacks)  # once per callback and save
+            checkpoint["callbacks"] = {key: state for key, state in states if state}
             checkpoint["optimizer_states"] = [opt.state_dict() for opt in trainer.optimizers]
             checkpoint["lr_schedulers"] = [cfg.scheduler.state_dict() for cfg in trainer.lr_scheduler_configs]
             checkpoint["rng_states"] = capture_rng_states()

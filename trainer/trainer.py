@@ -189,6 +189,11 @@ class Trainer:
         return self.fit_loop.val_check_batch
 
     @property
+    def enable_validation(self) -> bool:
+        """True if fit validates: a val source, a ``validation_step`` and ``limit_val_batches > 0``."""
+        return self.lightning_module is not None and self.fit_loop.epoch_loop.validation_enabled()
+
+    @property
     def logger_connector(self) -> LoggerConnector:
         """Where ``self.log`` values are collected and fanned out (used by the loops)."""
         return self._logger_connector
@@ -491,6 +496,7 @@ class Trainer:
             model.automatic_optimization = self._automatic_optimization_flag
         self._logger_connector.reset_for_run()
         self._overridden_cache = {}
+        self._callback_hook_cache = {}  # hooks may have been assigned on instances since the last run
 
     def _module_overrides(self, name: str) -> bool:
         """Whether the module overrides hook ``name`` (cached for the run: asked on every batch)."""
@@ -532,7 +538,7 @@ class Trainer:
     # ------------------------------------------------------------------------------------------------- the run
     def _run(self, model, ckpt_path):
         fn = self.state.fn
-        stage = fn.value
+        stage = fn  # a TrainerFn: equal to "fit", "validate", ... as Lightning passes it
         self._configure_module_callbacks(model)
         # prepare_data: once per node (the datamodule first)
         if self.local_rank == 0:
@@ -624,7 +630,7 @@ class Trainer:
             raise MisconfigurationException("No `test_step()` method defined to run `Trainer.test`.")
 
     def _teardown(self) -> None:
-        stage = self.state.fn.value if self.state.fn is not None else None
+        stage = self.state.fn
         call_datamodule_hook(self, "teardown", stage=stage)
         call_callback_hooks(self, "teardown", stage=stage)
         if self.lightning_module is not None:

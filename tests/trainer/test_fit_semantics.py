@@ -570,3 +570,60 @@ def test_several_val_loaders_need_a_dataloader_idx_argument(loader):
     with pytest.raises(RuntimeError, match=r"You provided only a single `val` dataloader, but have included "
                                            r"`dataloader_idx` in `validation_step\(\)`"):
         quiet_trainer().validate(Needy(), loader(8))
+
+
+# ------------------------------------------------------------------------------------------------ 10. hook dispatch
+def test_hooks_assigned_on_instances_are_called(loader):
+    seen = []
+    model = Classifier()
+    model.on_train_batch_end = lambda outputs, batch, batch_idx: seen.append(("module", batch_idx))
+    callback = em.Callback()
+    callback.on_train_batch_end = lambda trainer, pl_module, outputs, batch, batch_idx: seen.append(("cb", batch_idx))
+    quiet_trainer(max_epochs=1, callbacks=[callback], limit_val_batches=0).fit(model, loader(16))
+    assert seen == [("cb", 0), ("module", 0), ("cb", 1), ("module", 1)]
+
+
+def test_validation_step_set_to_none_disables_validation(loader):
+    model = Classifier()
+    model.validation_step = None
+    recorder = ValidationRecorder()
+    trainer = quiet_trainer(max_epochs=2, callbacks=[recorder])
+    trainer.fit(model, loader(16), loader(8))
+    assert recorder.at == [] and not trainer.enable_validation
+
+
+def test_setup_and_teardown_get_the_trainer_fn(loader):
+    stages = []
+
+    class Recorder(em.Callback):
+        def setup(self, trainer, pl_module, stage):
+            stages.append(("cb.setup", stage))
+
+        def teardown(self, trainer, pl_module, stage):
+            stages.append(("cb.teardown", stage))
+
+    class Model(Classifier):
+        def setup(self, stage):
+            stages.append(("setup", stage))
+
+    trainer = quiet_trainer(max_epochs=1, callbacks=[Recorder()])
+    trainer.fit(Model(), loader(8), loader(8))
+    assert stages == [("cb.setup", "fit"), ("setup", "fit"), ("cb.teardown", "fit")]
+    assert all(isinstance(stage, em.trainer.states.TrainerFn) for _, stage in stages)
+    assert f"{stages[0][1]}" == "fit" and stages[0][1] == em.trainer.states.TrainerFn.FITTING
+
+
+def test_callback_state_dict_is_called_once_per_save(tmp_path, loader):
+    class Stateful(em.Callback):
+        calls = 0
+
+        def state_dict(self):
+            Stateful.calls += 1
+            return {"calls": Stateful.calls}
+
+    model = Classifier()
+    trainer = quiet_trainer(max_epochs=1, callbacks=[Stateful()])
+    trainer.fit(model, loader(8))
+    trainer.save_checkpoint(tmp_path / "a.ckpt")
+    assert Stateful.calls == 1
+    assert em.load(tmp_path / "a.ckpt")["callbacks"][Stateful.__qualname__] == {"calls": 1}
