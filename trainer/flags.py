@@ -8,7 +8,8 @@ import os
 from .exceptions import MisconfigurationException
 from .strategies import SingleDeviceStrategy, Strategy
 
-__all__ = ["ACCELERATORS", "check_int", "parse_devices", "select_strategy", "check_val_check_interval"]
+__all__ = ["ACCELERATORS", "apply_barebones", "check_fast_dev_run", "check_int", "parse_devices", "select_strategy",
+           "check_val_check_interval"]
 
 ACCELERATORS = ("cpu", "auto")
 
@@ -101,3 +102,34 @@ def _launched_distributed() -> bool:
     except ImportError:
         return False
     return launched_world_size() > 1
+
+
+def check_fast_dev_run(value):
+    """``fast_dev_run``: False/0 (off), True, or a number of batches; 1 is kept as True (Lightning)."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, numbers.Integral) or value < 0:
+        raise MisconfigurationException(f"fast_dev_run={value!r} is not a valid configuration. It should be >= 0.")
+    return True if value == 1 else int(value)
+
+
+# flag -> (value that barebones mode forces, what the flag would enable)
+_BAREBONES = {
+    "enable_checkpointing": (False, "Checkpointing"), "logger": (False, "Logging"),
+    "enable_progress_bar": (False, "Progress bar"), "log_every_n_steps": (0, "Logging"),
+    "enable_model_summary": (False, "Model summary"), "num_sanity_val_steps": (0, "Sanity checking"),
+    "profiler": (None, "Profiling"), "detect_anomaly": (False, "Anomaly detection"),
+}
+
+
+def apply_barebones(flags: dict) -> dict:
+    """``Trainer(barebones=True)``: everything that may slow the raw loop down is off. A flag that asks for one of
+    those features is an error (Lightning's ValueError), never silently ignored. Returns the flags to use."""
+    out = dict(flags)
+    for name, (off, feature) in _BAREBONES.items():
+        value = flags.get(name)
+        if value is not None and value is not False and value != 0:
+            raise ValueError(f"`Trainer(barebones=True, {name}={value!r})` was passed. {feature} can't be enabled "
+                             "in barebones mode.")
+        out[name] = off
+    return out

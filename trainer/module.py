@@ -198,6 +198,11 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
             warnings.warn("You are trying to `self.log()` but the `self.trainer` reference is not registered on the "
                           "model yet. This is most likely because the model hasn't been passed to the `Trainer`")
             return
+        if self._trainer.barebones:
+            import warnings
+            warnings.warn("You are trying to `self.log()` but `Trainer(barebones=True)` is configured. Logging can "
+                          "impact raw speed so it is disabled under this setting.")
+            return
         self._trainer._logger_connector.log(
             self, self._current_fx_name, name, value, prog_bar=prog_bar, logger=logger, on_step=on_step,
             on_epoch=on_epoch, reduce_fx=reduce_fx, enable_graph=enable_graph, sync_dist=sync_dist,

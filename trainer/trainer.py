@@ -14,11 +14,12 @@ from typing import Any, Dict, List, Optional, Union
 
 from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_module_hook, is_overridden
 from .data_connector import DataConnector, validate_limit
-from .flags import ACCELERATORS, check_int as _check_int, check_val_check_interval, parse_devices, select_strategy
+from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
+                    check_val_check_interval, parse_devices, select_strategy)
 from .exceptions import MisconfigurationException
 from .logging.logger_connector import LoggerConnector
 from .loops.evaluation_loop import EvaluationLoop
-from .loops.fit_loop import FitLoop, validate_max_epochs
+from .loops.fit_loop import FitLoop, resolve_max_epochs, validate_max_epochs
 from .loops.prediction_loop import PredictionLoop
 from .states import RunningStage, TrainerFn, TrainerState, TrainerStatus
 from .strategies import Strategy
@@ -52,6 +53,15 @@ class Trainer:
                  detect_anomaly: bool = False, barebones: bool = False, plugins=None, sync_batchnorm: bool = False,
                  reload_dataloaders_every_n_epochs: int = 0, default_root_dir: Optional[str] = None,
                  automatic_optimization: Optional[bool] = None, enable_autolog_hparams: bool = True) -> None:
+        if barebones:
+            flags = apply_barebones(dict(
+                enable_checkpointing=enable_checkpointing, logger=logger, enable_progress_bar=enable_progress_bar,
+                log_every_n_steps=log_every_n_steps, enable_model_summary=enable_model_summary,
+                num_sanity_val_steps=num_sanity_val_steps, profiler=profiler, detect_anomaly=detect_anomaly))
+            enable_checkpointing, logger, enable_progress_bar = (flags["enable_checkpointing"], flags["logger"],
+                                                                 flags["enable_progress_bar"])
+            log_every_n_steps, enable_model_summary = flags["log_every_n_steps"], flags["enable_model_summary"]
+            num_sanity_val_steps = flags["num_sanity_val_steps"]
         # -- processes and devices
         if accelerator not in ACCELERATORS:
             raise MisconfigurationException(
@@ -73,8 +83,7 @@ class Trainer:
         if self.min_steps is not None and self.max_steps != -1 and self.min_steps > self.max_steps:
             raise MisconfigurationException(f"`max_steps` ({self.max_steps}) must be >= `min_steps` "
                                             f"({self.min_steps})")
-        self.fit_loop = FitLoop(self, min_epochs=min_epochs,
-                                max_epochs=validate_max_epochs(max_epochs, min_epochs, self.max_steps))
+        self.fit_loop = FitLoop(self, min_epochs=min_epochs, max_epochs=validate_max_epochs(max_epochs, min_epochs))
         self.max_time = max_time
         # -- data limits and validation
         self.limit_train_batches = validate_limit("limit_train_batches", limit_train_batches)
@@ -118,13 +127,11 @@ class Trainer:
         if plugins:
             raise MisconfigurationException(f"`Trainer(plugins={plugins!r})`: plugins are not supported by ember")
         self.sync_batchnorm = sync_batchnorm
-        self.barebones = barebones
+        self.barebones = bool(barebones)
         # -- debugging
-        if isinstance(fast_dev_run, bool):
-            fast_dev_run = 1 if fast_dev_run else 0
-        self.fast_dev_run = _check_int("fast_dev_run", fast_dev_run, 0)
+        self.fast_dev_run = check_fast_dev_run(fast_dev_run)
         if self.fast_dev_run:
-            n = self.fast_dev_run
+            n = int(self.fast_dev_run)
             self.limit_train_batches = self.limit_val_batches = n
             self.limit_test_batches = self.limit_predict_batches = n
             self.max_steps = n
@@ -132,7 +139,6 @@ class Trainer:
             self.num_sanity_val_steps = 0
             self.val_check_interval = 1.0
             self.check_val_every_n_epoch = 1
-            logger = False
         # -- output
         self.log_every_n_steps = 50 if log_every_n_steps is None else _check_int("log_every_n_steps",
                                                                                   log_every_n_steps, 0)
@@ -156,6 +162,9 @@ class Trainer:
         self._checkpoint_connector = CheckpointConnector(self)
         from .loggers.setup import configure_loggers
         self.loggers = configure_loggers(self, logger)
+        if self.fast_dev_run:  # logging is suppressed, but code that calls the logger keeps working
+            from .loggers import DummyLogger
+            self.loggers = [DummyLogger()] if self.loggers else []
         from .callback_setup import configure_callbacks
         self.callbacks = configure_callbacks(self, callbacks, enable_checkpointing, enable_progress_bar,
                                              enable_model_summary, max_time)
@@ -550,6 +559,8 @@ class Trainer:
         call_module_hook(self, "setup", stage)  # positional for the module, by keyword for callbacks (Lightning)
         call_module_hook(self, "configure_model")
         self._validate_module(model)
+        if fn == TrainerFn.FITTING:
+            resolve_max_epochs(self)
         self.strategy.connect(model)
         self.ckpt_path = self._checkpoint_connector.resolve_ckpt_path(ckpt_path, fn)
         if self.ckpt_path is not None:

@@ -627,3 +627,67 @@ def test_callback_state_dict_is_called_once_per_save(tmp_path, loader):
     trainer.save_checkpoint(tmp_path / "a.ckpt")
     assert Stateful.calls == 1
     assert em.load(tmp_path / "a.ckpt")["callbacks"][Stateful.__qualname__] == {"calls": 1}
+
+
+# -------------------------------------------------------------------------------------------- 11. Trainer attributes
+def test_max_epochs_is_none_until_fit_resolves_it_to_1000_with_a_warning(loader):
+    trainer = quiet_trainer(limit_train_batches=1, limit_val_batches=0)
+    assert trainer.max_epochs is None
+    with pytest.warns(UserWarning, match=r"`max_epochs` was not set. Setting it to 1000 epochs. To train without an "
+                                         r"epoch limit, set `max_epochs=-1`."):
+        trainer.fit(Classifier(), loader(8))
+    assert trainer.max_epochs == 1000 and trainer.current_epoch == 1000
+    stepped = quiet_trainer(max_steps=3)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="`max_epochs` was not set")
+        stepped.fit(Classifier(), loader(16))
+    assert stepped.max_epochs == -1 and stepped.global_step == 3
+
+
+def test_fast_dev_run_flags_as_lightning_keeps_them(loader, tmp_path):
+    assert em.Trainer(fast_dev_run=True, default_root_dir=tmp_path).fast_dev_run is True
+    assert em.Trainer(fast_dev_run=1, default_root_dir=tmp_path).fast_dev_run is True
+    assert em.Trainer(fast_dev_run=3, default_root_dir=tmp_path).fast_dev_run == 3
+    trainer = em.Trainer(fast_dev_run=True, default_root_dir=tmp_path, enable_progress_bar=False)
+    assert type(trainer.logger).__name__ == "DummyLogger"
+    assert em.Trainer(fast_dev_run=True, logger=False).loggers == []
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"fast_dev_run=-1 is not a valid configuration. It should be >= 0."):
+        em.Trainer(fast_dev_run=-1)
+
+
+def test_enable_validation(loader):
+    trainer = quiet_trainer(max_epochs=1)
+    trainer.fit(Classifier(), loader(8), loader(8))
+    assert trainer.enable_validation is True
+    trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
+    trainer.fit(Classifier(), loader(8), loader(8))
+    assert trainer.enable_validation is False
+
+
+def test_val_check_interval_beyond_the_epoch_is_allowed_without_validation(loader):
+    trainer = quiet_trainer(max_epochs=1, val_check_interval=100, limit_val_batches=0)
+    trainer.fit(Classifier(), loader(16), loader(8))
+    assert trainer.global_step == 2
+    with pytest.raises(ValueError, match=r"`val_check_interval` \(100\) must be less than or equal to the number of "
+                                         r"the training batches \(2\)"):
+        quiet_trainer(max_epochs=1, val_check_interval=100).fit(Classifier(), loader(16), loader(8))
+
+
+def test_barebones_disables_what_lightning_disables(loader, tmp_path):
+    trainer = em.Trainer(barebones=True, max_epochs=1, default_root_dir=tmp_path)
+    assert trainer.loggers == [] and trainer.checkpoint_callback is None and trainer.progress_bar_callback is None
+    assert trainer.log_every_n_steps == 0 and trainer.num_sanity_val_steps == 0
+    assert not any(type(cb).__name__ == "ModelSummary" for cb in trainer.callbacks)
+    with pytest.warns(UserWarning, match=r"You are trying to `self.log\(\)` but `Trainer\(barebones=True\)` is "
+                                         r"configured"):
+        trainer.fit(Classifier(), loader(8))
+    assert trainer.callback_metrics == {}
+    for flag, value, feature in [("enable_checkpointing", True, "Checkpointing"), ("logger", True, "Logging"),
+                                 ("enable_progress_bar", True, "Progress bar"), ("log_every_n_steps", 5, "Logging"),
+                                 ("enable_model_summary", True, "Model summary"),
+                                 ("num_sanity_val_steps", 2, "Sanity checking"),
+                                 ("detect_anomaly", True, "Anomaly detection")]:
+        with pytest.raises(ValueError, match=rf"`Trainer\(barebones=True, {flag}={value!r}\)` was passed. {feature} "
+                                             "can't be enabled in barebones mode."):
+            em.Trainer(barebones=True, **{flag: value})

@@ -106,7 +106,7 @@ class FitLoop(Loop):
         if isinstance(vci, numbers.Integral):
             self.val_check_batch = vci
             if vci > self.num_training_batches and trainer.check_val_every_n_epoch is not None and \
-                    trainer.data_connector.has_loaders("val"):
+                    self.epoch_loop.validation_enabled():
                 raise ValueError(
                     f" `val_check_interval` ({vci}) must be less than or equal to the number of the training batches "
                     f"({self.num_training_batches}). If you want to disable validation set `limit_val_batches` to "
@@ -245,10 +245,25 @@ def _set_one_sampler_epoch(loader, epoch: int) -> None:
             sampler.set_epoch(epoch)
 
 
-def validate_max_epochs(max_epochs, min_epochs, max_steps):
-    """Lightning's defaults: neither max_epochs nor max_steps given means 1000 epochs; -1 means infinite."""
-    if max_epochs is None:
-        max_epochs = 1000 if max_steps == -1 else -1
-    if min_epochs is not None and max_epochs != -1 and min_epochs > max_epochs:
+def validate_max_epochs(max_epochs, min_epochs):
+    """``max_epochs`` as given (None until fit resolves it, -1 for no limit); checked against ``min_epochs``."""
+    if max_epochs == math.inf:
+        max_epochs = -1
+    if min_epochs is not None and max_epochs not in (None, -1) and min_epochs > max_epochs:
         raise MisconfigurationException(f"`max_epochs` ({max_epochs}) must be >= `min_epochs` ({min_epochs})")
-    return max_epochs if max_epochs != math.inf else -1
+    return max_epochs
+
+
+def resolve_max_epochs(trainer) -> None:
+    """Lightning's default at fit start: no ``max_epochs`` and no ``max_steps`` (nor a ``max_time``) means 1000
+    epochs, with a warning; with a step or time limit, no epoch limit."""
+    fit_loop = trainer.fit_loop
+    if fit_loop.max_epochs is not None:
+        return
+    timed = any(type(cb).__name__ == "Timer" for cb in trainer.callbacks)
+    if trainer.max_steps == -1 and not timed:
+        warnings.warn("`max_epochs` was not set. Setting it to 1000 epochs. To train without an epoch limit, set "
+                      "`max_epochs=-1`.", UserWarning)
+        fit_loop.max_epochs = 1000
+    else:
+        fit_loop.max_epochs = -1
