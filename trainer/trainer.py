@@ -559,6 +559,8 @@ class Trainer:
         call_module_hook(self, "setup", stage)  # positional for the module, by keyword for callbacks (Lightning)
         call_module_hook(self, "configure_model")
         self._validate_module(model)
+        from .deprecation import check_1x_flow
+        check_1x_flow(model, self._automatic_optimization_flag)
         if fn == TrainerFn.FITTING:
             resolve_max_epochs(self)
         self.strategy.connect(model)

@@ -691,3 +691,48 @@ def test_barebones_disables_what_lightning_disables(loader, tmp_path):
         with pytest.raises(ValueError, match=rf"`Trainer\(barebones=True, {flag}={value!r}\)` was passed. {feature} "
                                              "can't be enabled in barebones mode."):
             em.Trainer(barebones=True, **{flag: value})
+
+
+# -------------------------------------------------------------------------------------- 12. the 1.x data-flow hooks
+def test_lightning_1x_hooks_still_work_and_each_says_so_once(loader, monkeypatch):
+    from ember.trainer import deprecation
+    monkeypatch.setattr(deprecation, "_SHOWN", set())
+    outputs = []
+
+    class OldStyle(Classifier):
+        def training_step_end(self, step_output):
+            return step_output
+
+        def training_epoch_end(self, epoch_outputs):
+            outputs.append(len(epoch_outputs))
+
+    with pytest.warns(deprecation.EmberDeprecationWarning) as record:
+        quiet_trainer(max_epochs=2, limit_val_batches=0, automatic_optimization=True).fit(OldStyle(), loader(16))
+    messages = [str(w.message) for w in record if issubclass(w.category, deprecation.EmberDeprecationWarning)]
+    assert len(messages) == 3  # once each, although the fit runs two epochs
+    assert any(m.startswith("`training_epoch_end(outputs)` is a Lightning 1.x hook") and "`on_train_epoch_end()`" in m
+               for m in messages)
+    assert any(m.startswith("`training_step_end` is a Lightning 1.x hook") for m in messages)
+    assert any(m.startswith("`Trainer(automatic_optimization=...)` is a Lightning 1.x flag") for m in messages)
+    assert outputs == [2, 2]  # still supported
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", deprecation.EmberDeprecationWarning)
+        quiet_trainer(max_epochs=1, limit_val_batches=0).fit(OldStyle(), loader(16))  # already said: silent
+
+
+def test_optimizer_idx_training_step_gets_a_notice(loader, monkeypatch):
+    from ember.trainer import deprecation
+    monkeypatch.setattr(deprecation, "_SHOWN", set())
+
+    class TwoOptimizers(Classifier):
+        def training_step(self, batch, batch_idx, optimizer_idx):
+            return super().training_step(batch, batch_idx)
+
+        def configure_optimizers(self):
+            return [em.optim.SGD(self.parameters(), lr=0.1), em.optim.SGD(self.parameters(), lr=0.1)]
+
+    with pytest.warns(deprecation.EmberDeprecationWarning, match=r"`training_step\(batch, batch_idx, optimizer_idx\)`"
+                                                                 r" is Lightning 1.x"):
+        trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
+        trainer.fit(TwoOptimizers(), loader(16))
+    assert trainer.global_step == 4
