@@ -115,7 +115,7 @@ class Trainer:
             raise MisconfigurationException(f"`gradient_clip_algorithm` {gradient_clip_algorithm!r} is invalid. "
                                             "Allowed algorithms: ['value', 'norm'].")
         self.gradient_clip_val = gradient_clip_val
-        self.gradient_clip_algorithm = gradient_clip_algorithm or "norm"
+        self.gradient_clip_algorithm = gradient_clip_algorithm  # None: clip_gradients uses "norm"
         self._automatic_optimization_flag = automatic_optimization
         self.deterministic = deterministic
         self.benchmark = benchmark

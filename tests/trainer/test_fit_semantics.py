@@ -736,3 +736,65 @@ def test_optimizer_idx_training_step_gets_a_notice(loader, monkeypatch):
         trainer = quiet_trainer(max_epochs=1, limit_val_batches=0)
         trainer.fit(TwoOptimizers(), loader(16))
     assert trainer.global_step == 4
+
+
+# ------------------------------------------------------------------- 13. toggling, clipping conflicts, from_datasets
+def test_toggle_optimizer_restores_shared_and_frozen_parameters_as_lightning():
+    shared, only_a, frozen_a, only_b = (nn.Parameter(em.zeros(1)) for _ in range(4))
+    frozen_a.requires_grad = False
+    opt_a = em.optim.SGD([shared, only_a, frozen_a], lr=0.1)
+    opt_b = em.optim.SGD([shared, only_b], lr=0.1)
+    model = Classifier()
+    model.trainer = quiet_trainer()
+    model.trainer.optimizers = [opt_a, opt_b]
+
+    def flags():
+        return [p.requires_grad for p in (shared, only_a, frozen_a, only_b)]
+
+    model.toggle_optimizer(opt_a)
+    assert flags() == [True, True, False, False]
+    model.toggle_optimizer(opt_b)  # toggled again without untoggling: Lightning records the toggled flags
+    assert flags() == [True, False, False, False]
+    model.untoggle_optimizer(opt_b)
+    assert flags() == [True, True, False, False]
+    model.untoggle_optimizer(opt_a)
+    assert flags() == [True, True, False, False]
+
+
+def test_clip_gradients_conflicting_with_the_trainer_flags_raise(loader):
+    class ClipsItself(Classifier):
+        def __init__(self, **clip):
+            super().__init__()
+            self.clip = clip
+
+        def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None):
+            self.clip_gradients(optimizer, **self.clip)
+
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"You have set `Trainer\(gradient_clip_val=1.0\)` and have passed "
+                             r"`clip_gradients\(gradient_clip_val=0.5\)`. Please use only one of them."):
+        quiet_trainer(max_epochs=1, gradient_clip_val=1.0).fit(ClipsItself(gradient_clip_val=0.5), loader(8))
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"You have set `Trainer\(gradient_clip_algorithm='norm'\)` and have passed "
+                             r"`clip_gradients\(gradient_clip_algorithm='value'\)"):
+        quiet_trainer(max_epochs=1, gradient_clip_val=1.0, gradient_clip_algorithm="norm").fit(
+            ClipsItself(gradient_clip_algorithm="value"), loader(8))
+    # the same value, or a value with no Trainer flag, is fine
+    quiet_trainer(max_epochs=1, gradient_clip_val=0.5).fit(ClipsItself(gradient_clip_val=0.5), loader(8))
+    quiet_trainer(max_epochs=1).fit(ClipsItself(gradient_clip_val=0.5, gradient_clip_algorithm="value"), loader(8))
+
+
+def test_from_datasets_passes_batch_size_and_num_workers_on():
+    class DM(em.LightningDataModule):
+        def __init__(self, batch_size, num_workers=0):
+            super().__init__()
+            self.batch_size, self.num_workers = batch_size, num_workers
+
+    class Plain(em.LightningDataModule):
+        pass
+
+    dm = DM.from_datasets(make_dataset(16), Stream(8), batch_size=4, num_workers=0)
+    assert dm.batch_size == 4 and dm.num_workers == 0
+    assert dm.train_dataloader().batch_size == 4
+    assert dm.val_dataloader().batch_size == 4  # an iterable dataset gets no shuffling (it cannot be shuffled)
+    assert Plain.from_datasets(make_dataset(16), batch_size=2).train_dataloader().batch_size == 2

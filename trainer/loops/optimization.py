@@ -94,7 +94,7 @@ class AutomaticOptimization(_OptimizationLoop):
         super().before_optimizer_step(optimizer)
         trainer = self.trainer
         call_module_hook(trainer, "configure_gradient_clipping", optimizer, trainer.gradient_clip_val,
-                         trainer.gradient_clip_algorithm if trainer.gradient_clip_val else None)
+                         trainer.gradient_clip_algorithm)
 
     def run(self, batch, batch_idx: int, should_step: bool, window_start: bool,
             multi: bool = False) -> Dict[str, Any]:
