@@ -97,9 +97,12 @@ class DataConnector:
         return call_module_hook(trainer, f"{prefix}_dataloader")
 
     def _prepare(self, loader, prefix: str):
-        loader = self.trainer.strategy.process_dataloader(loader, shuffle=(prefix == "train"))
-        if prefix == "train" and self.trainer.overfit_batches > 0:
-            loader = self._without_shuffle(loader)
+        from .data_checks import check_dataloader
+        trainer = self.trainer
+        loader = trainer.strategy.process_dataloader(loader, shuffle=(prefix == "train"))
+        if prefix in ("train", "val") and trainer.overfit_batches > 0:
+            loader = self._without_shuffle(loader, prefix)
+        check_dataloader(loader, f"{prefix}_dataloader", trainer.num_devices)
         return loader
 
     def request_train(self) -> Any:
@@ -143,11 +146,11 @@ class DataConnector:
         return [self._prepare(dl, prefix) for dl in loaders]
 
     @staticmethod
-    def _without_shuffle(loader):
+    def _without_shuffle(loader, prefix: str):
         from ..core.data import DataLoader, RandomSampler
         if isinstance(loader, DataLoader) and isinstance(loader.sampler, RandomSampler):
-            warnings.warn("You requested to overfit but enabled train dataloader shuffling. We are turning off the "
-                          "train dataloader shuffling for you.")
+            warnings.warn(f"You requested to overfit but enabled {prefix} dataloader shuffling. We are turning off "
+                          f"the {prefix} dataloader shuffling for you.")
             return DataLoader(loader.dataset, batch_size=loader.batch_size, shuffle=False,
                               num_workers=loader.num_workers, collate_fn=loader.collate_fn,
                               drop_last=loader.drop_last)

@@ -622,6 +622,8 @@ class Trainer:
                 raise MisconfigurationException(
                     "No `configure_optimizers()` method defined. Lightning `Trainer` expects as minimum a "
                     "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined.")
+            _warn_about_validation_setup(self._data_connector.has_loaders("val"),
+                                         is_overridden("validation_step", model, LightningModule))
             if not self._data_connector.has_loaders("train"):
                 raise MisconfigurationException(
                     "No `train_dataloader()` method defined and no dataloader was passed: pass `train_dataloaders` to "
@@ -686,6 +688,16 @@ class Trainer:
         """``print`` on the global-zero process only."""
         if self.is_global_zero:
             print(*args, **kwargs)
+
+
+def _warn_about_validation_setup(has_val_loader: bool, has_val_step: bool) -> None:
+    import warnings
+    from ..exceptions import PossibleUserWarning
+    if has_val_loader and not has_val_step:
+        warnings.warn("You passed in a `val_dataloader` but have no `validation_step`. Skipping val loop.")
+    if has_val_step and not has_val_loader:
+        warnings.warn("You defined a `validation_step` but have no `val_dataloader`. Skipping val loop.",
+                      PossibleUserWarning)
 
 
 def _is_checkpoint(callback) -> bool:

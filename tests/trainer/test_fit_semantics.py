@@ -798,3 +798,68 @@ def test_from_datasets_passes_batch_size_and_num_workers_on():
     assert dm.train_dataloader().batch_size == 4
     assert dm.val_dataloader().batch_size == 4  # an iterable dataset gets no shuffling (it cannot be shuffled)
     assert Plain.from_datasets(make_dataset(16), batch_size=2).train_dataloader().batch_size == 2
+
+
+# ------------------------------------------------------------------------------------------ 14. Lightning's warnings
+def _messages(record):
+    return [str(w.message) for w in record]
+
+
+def test_few_workers_warning_names_the_loader_and_the_suggestion(loader, monkeypatch):
+    from ember.exceptions import PossibleUserWarning
+    from ember.trainer import data_checks
+    monkeypatch.setattr(data_checks, "_cpus", lambda: 8)
+    with pytest.warns(PossibleUserWarning) as record:
+        quiet_trainer(max_epochs=1).fit(Classifier(), loader(8), loader(8))
+    messages = _messages(record)
+    for name in ("train_dataloader", "val_dataloader"):
+        assert f"The '{name}' does not have many workers which may be a bottleneck. Consider increasing the value of " \
+               "the `num_workers` argument` to `num_workers=7` in the `DataLoader` to improve performance." in messages
+    monkeypatch.setattr(data_checks, "_cpus", lambda: 2)  # one spare CPU: no advice
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*does not have many workers")
+        quiet_trainer(max_epochs=1).fit(Classifier(), loader(8), loader(8))
+
+
+class SizedStream(Stream):
+    def __len__(self):
+        return len(self.data)
+
+
+def test_iterable_dataset_with_len_and_empty_loader_warnings(loader):
+    with pytest.warns(UserWarning, match=r"Your `IterableDataset` has `__len__` defined."):
+        quiet_trainer(max_epochs=1, limit_val_batches=0).fit(Classifier(), DataLoader(SizedStream(8), batch_size=4))
+    with pytest.warns(UserWarning, match=r"Total length of `DataLoader` across ranks is zero. Please make sure this "
+                                         r"was your intention."):
+        quiet_trainer(max_epochs=1).fit(Classifier(), loader(0))
+
+
+def test_overfit_batches_turns_off_shuffling_of_train_and_val_loaders(loader):
+    with pytest.warns(UserWarning) as record:
+        trainer = quiet_trainer(max_epochs=1, overfit_batches=2)
+        trainer.fit(Classifier(), loader(16, shuffle=True), loader(16, shuffle=True))
+    messages = _messages(record)
+    for prefix in ("train", "val"):
+        assert f"You requested to overfit but enabled {prefix} dataloader shuffling. We are turning off the {prefix} " \
+               f"dataloader shuffling for you." in messages
+
+
+def test_log_every_n_steps_beyond_the_epoch_warns(loader):
+    with pytest.warns(UserWarning, match=r"The number of training batches \(2\) is smaller than the logging interval "
+                                         r"Trainer\(log_every_n_steps=50\)"):
+        quiet_trainer(max_epochs=1, logger=RecordingLogger()).fit(Classifier(), loader(16))
+
+
+def test_validation_step_without_val_loader_warns_and_skips(loader):
+    recorder = ValidationRecorder()
+    with pytest.warns(UserWarning, match=r"You defined a `validation_step` but have no `val_dataloader`. Skipping val "
+                                         r"loop."):
+        quiet_trainer(max_epochs=1, callbacks=[recorder]).fit(Classifier(), loader(16))
+    assert recorder.at == []
+
+    class NoValStep(Classifier):
+        validation_step = None
+
+    with pytest.warns(UserWarning, match=r"You passed in a `val_dataloader` but have no `validation_step`. Skipping "
+                                         r"val loop."):
+        quiet_trainer(max_epochs=1).fit(NoValStep(), loader(16), loader(8))

@@ -8,6 +8,7 @@ import numbers
 import warnings
 from typing import Any, Dict, List, Optional
 
+from ...exceptions import PossibleUserWarning
 from ..call import call_callback_hooks, call_hook, call_module_hook, module_overrides
 from ..exceptions import MisconfigurationException
 from ..states import RunningStage
@@ -120,6 +121,10 @@ class FitLoop(Loop):
             self.val_check_batch = math.inf
         else:
             self.val_check_batch = max(1, int(self.num_training_batches * vci))
+        if trainer.loggers and self.num_training_batches < trainer.log_every_n_steps:
+            warnings.warn(f"The number of training batches ({self.num_training_batches}) is smaller than the logging "
+                          f"interval Trainer(log_every_n_steps={trainer.log_every_n_steps}). Set a lower value for "
+                          "log_every_n_steps if you want to see logs for the training epoch.", PossibleUserWarning)
 
     # -------------------------------------------------------------------------------------------------- run
     def run_sanity_check(self) -> None:
