@@ -9,7 +9,7 @@ from .exceptions import MisconfigurationException
 from .strategies import SingleDeviceStrategy, Strategy
 
 __all__ = ["ACCELERATORS", "apply_barebones", "check_fast_dev_run", "check_int", "parse_devices", "select_strategy",
-           "check_val_check_interval"]
+           "check_val_check_interval", "val_check_time_interval"]
 
 ACCELERATORS = ("cpu", "auto")
 
@@ -81,18 +81,35 @@ def select_strategy(strategy, precision, *, explicit_precision: bool, devices: i
 
 
 def check_val_check_interval(value):
-    """``val_check_interval``: an int number of batches or a float fraction of an epoch in (0, 1]."""
+    """``val_check_interval``: an int number of batches, a float fraction of an epoch in (0, 1], or a time: a
+    ``"DD:HH:MM:SS"`` string, a ``datetime.timedelta`` or a dict of ``timedelta`` arguments (Lightning 2.6)."""
     if value is None:
         return 1.0
+    if val_check_time_interval(value) is not None:
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise MisconfigurationException(f"`val_check_interval` must be an int (batches) or a float in (0, 1], "
-                                        f"got {value!r}")
+        raise MisconfigurationException(f"`val_check_interval` must be an int (batches), a float in (0, 1], or a "
+                                        f"time ('DD:HH:MM:SS', a timedelta or a dict of timedelta arguments), got "
+                                        f"{value!r}")
     if isinstance(value, float) and not 0.0 < value <= 1.0:
         raise MisconfigurationException(f"`val_check_interval` should be within (0, 1] as a fraction of an epoch "
                                         f"(or an int number of batches), got {value}")
     if isinstance(value, numbers.Integral) and value < 1:
         raise MisconfigurationException(f"`val_check_interval` must be a positive int, got {value}")
     return value
+
+
+def val_check_time_interval(value):
+    """The seconds of a time-based ``val_check_interval``, or None when it counts batches."""
+    from datetime import timedelta
+    if not isinstance(value, (str, timedelta, dict)):
+        return None
+    from ..callbacks.timer import parse_duration
+    seconds = parse_duration(value, "Trainer(val_check_interval").total_seconds()
+    if seconds < 0:
+        raise MisconfigurationException(f"`Trainer(val_check_interval={value!r})` is a negative duration; give a "
+                                        "time of at least 0 seconds")
+    return seconds
 
 
 def _launched_distributed() -> bool:

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Union
 from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_module_hook, is_overridden
 from .data_connector import DataConnector, validate_limit
 from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
-                    check_val_check_interval, parse_devices, select_strategy)
+                    check_val_check_interval, parse_devices, select_strategy, val_check_time_interval)
 from .exceptions import MisconfigurationException
 from .logging.logger_connector import LoggerConnector
 from .loops.evaluation_loop import EvaluationLoop
@@ -96,9 +96,10 @@ class Trainer:
         self.val_check_interval = check_val_check_interval(val_check_interval)
         if check_val_every_n_epoch is not None:
             _check_int("check_val_every_n_epoch", check_val_every_n_epoch, 1)
-        elif not isinstance(self.val_check_interval, int):
+        elif not isinstance(self.val_check_interval, int) and val_check_time_interval(self.val_check_interval) is None:
             raise MisconfigurationException("`check_val_every_n_epoch=None` validates every `val_check_interval` "
-                                            "training batches, so `val_check_interval` must be an int")
+                                            "training batches (or every period of time), so `val_check_interval` "
+                                            "must be an int (or a time)")
         self.check_val_every_n_epoch = check_val_every_n_epoch
         self.num_sanity_val_steps = 2 if num_sanity_val_steps is None else \
             _check_int("num_sanity_val_steps", num_sanity_val_steps, -1)

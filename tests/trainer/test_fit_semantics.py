@@ -863,3 +863,48 @@ def test_validation_step_without_val_loader_warns_and_skips(loader):
     with pytest.warns(UserWarning, match=r"You passed in a `val_dataloader` but have no `validation_step`. Skipping "
                                          r"val loop."):
         quiet_trainer(max_epochs=1).fit(NoValStep(), loader(16), loader(8))
+
+
+# ------------------------------------------------------------------------------------ 9. time-based val_check_interval
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        return self.now
+
+
+class Tick(em.Callback):
+    """Ten seconds pass during every training batch."""
+
+    def __init__(self, clock):
+        self.clock = clock
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
+        self.clock.now += 10
+
+
+@pytest.mark.parametrize("interval", ["00:00:00:25", __import__("datetime").timedelta(seconds=25), {"seconds": 25}],
+                         ids=["string", "timedelta", "dict"])
+def test_time_based_val_check_interval_validates_when_the_time_has_passed(loader, monkeypatch, interval):
+    from ember.trainer.loops import training_epoch_loop
+    clock = FakeClock()
+    monkeypatch.setattr(training_epoch_loop, "time", clock)
+    recorder = ValidationRecorder()
+    trainer = quiet_trainer(max_epochs=2, val_check_interval=interval, callbacks=[Tick(clock), recorder],
+                            num_sanity_val_steps=0)
+    trainer.fit(Classifier(), loader(32, batch_size=4), loader(8))
+    # 10 s per batch, 25 s between validations: after the 3rd and 6th batch, then (the clock running on) the 1st and
+    # 4th and 7th of the next epoch
+    assert recorder.at == [(0, 2), (0, 5), (1, 0), (1, 3), (1, 6)]
+    assert trainer.val_check_batch is None
+
+
+def test_time_based_val_check_interval_errors():
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"`Trainer\(val_check_interval='1:00'\)` is not a valid duration. Expected a string in "
+                             r"the format DD:HH:MM:SS."):
+        quiet_trainer(val_check_interval="1:00")
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException, match="timedelta arguments"):
+        quiet_trainer(val_check_interval={"fortnights": 1})
+    quiet_trainer(val_check_interval={"hours": 1}, check_val_every_n_epoch=None)  # a time needs no epoch gate

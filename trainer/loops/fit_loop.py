@@ -36,7 +36,8 @@ class FitLoop(Loop):
         self.epoch_loop = TrainingEpochLoop(trainer)
         self.train_dataloader = None
         self.num_training_batches: float = math.inf
-        self.val_check_batch: float = math.inf
+        self.val_check_batch: Optional[float] = math.inf
+        self.val_check_seconds: Optional[float] = None  # a time-based val_check_interval, in seconds
         self._last_train_dl_reload_epoch = -math.inf
         self._outputs: List[Any] = []
         self._stop_reason: Optional[str] = None
@@ -78,6 +79,7 @@ class FitLoop(Loop):
         self.train_dataloader = None
         self.num_training_batches = math.inf
         self.val_check_batch = math.inf
+        self.val_check_seconds = None
         self._last_train_dl_reload_epoch = -math.inf
         self.epoch_loop.val_loop.reset_data()
 
@@ -101,10 +103,14 @@ class FitLoop(Loop):
 
     def _compute_batch_counts(self) -> None:
         from ..data_connector import num_batches
+        from ..flags import val_check_time_interval
         trainer = self.trainer
         self.num_training_batches = num_batches(self.train_dataloader, trainer.limit_train_batches)
         vci = trainer.val_check_interval
-        if isinstance(vci, numbers.Integral):
+        self.val_check_seconds = val_check_time_interval(vci)
+        if self.val_check_seconds is not None:
+            self.val_check_batch = None  # validation follows the clock, not the batch count
+        elif isinstance(vci, numbers.Integral):
             self.val_check_batch = vci
             if vci > self.num_training_batches and trainer.check_val_every_n_epoch is not None and \
                     self.epoch_loop.validation_enabled():
@@ -153,6 +159,7 @@ class FitLoop(Loop):
             self._announce_stop()
             return
         _warn_if_modules_in_eval_mode(trainer.lightning_module)
+        self.epoch_loop.restart_val_clock()
         call_hook(trainer, "on_train_start")
         while not self.done:
             self._run_epoch()

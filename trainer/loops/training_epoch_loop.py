@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from typing import Any, Dict, Optional
 
@@ -40,6 +41,7 @@ class TrainingEpochLoop(Loop):
         self._current_batch_stepped = False
         self._val_pending = False
         self._stepped_after_val = 0  # a resumed pending validation logs at the step before its batch is counted
+        self._last_val_time = 0.0
         self._prefetched = False  # an unsized loader is read one batch ahead to know which batch is the last
         self._multi_optimizer_step = False  # 1.x ``training_step(batch, batch_idx, optimizer_idx)``
 
@@ -217,6 +219,9 @@ class TrainingEpochLoop(Loop):
         every = trainer.check_val_every_n_epoch
         if trainer.should_stop and trainer.fit_loop.can_stop_early:
             return True
+        seconds = trainer.fit_loop.val_check_seconds
+        if seconds is not None:  # a time-based interval: validate once that much time has passed since the last
+            return time.monotonic() - self._last_val_time >= seconds
         vcb = trainer.val_check_batch
         if is_last and vcb == math.inf:
             return True
@@ -233,9 +238,14 @@ class TrainingEpochLoop(Loop):
         if zero_grad:
             call_module_hook(trainer, "on_validation_model_zero_grad")
         val_loop.run(RunningStage.VALIDATING)
+        self.restart_val_clock()
         trainer.state.stage = RunningStage.TRAINING
         connector = trainer.logger_connector
         connector.current = connector.train_results
+
+    def restart_val_clock(self) -> None:
+        """Start the period of a time-based ``val_check_interval`` (at train start and after each validation)."""
+        self._last_val_time = time.monotonic()
 
     # -------------------------------------------------------------------------------------------------- state
     def state_dict(self) -> Dict[str, Any]:
