@@ -13,7 +13,9 @@ import signal
 from typing import Any, Dict, List, Optional, Union
 
 from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_module_hook, is_overridden
+from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
+from .deprecation import check_1x_flow
 from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
                     check_val_check_interval, parse_devices, select_strategy, val_check_time_interval)
 from .exceptions import MisconfigurationException
@@ -559,8 +561,7 @@ class Trainer:
         call_callback_hooks(self, "setup", stage=stage)
         call_module_hook(self, "setup", stage)  # positional for the module, by keyword for callbacks (Lightning)
         call_module_hook(self, "configure_model")
-        self._validate_module(model)
-        from .deprecation import check_1x_flow
+        verify_loop_configurations(self, model)
         check_1x_flow(model, self._automatic_optimization_flag)
         if fn == TrainerFn.FITTING:
             resolve_max_epochs(self)
@@ -611,40 +612,6 @@ class Trainer:
         self.callbacks = [c for c in self.callbacks if not _is_checkpoint(c)] + \
             [c for c in self.callbacks if _is_checkpoint(c)]
 
-    def _validate_module(self, model) -> None:
-        from .module import LightningModule
-        fn = self.state.fn
-        if fn == TrainerFn.FITTING:
-            if not is_overridden("training_step", model, LightningModule):
-                raise MisconfigurationException(
-                    "No `training_step()` method defined. Lightning `Trainer` expects as minimum a `training_step()`, "
-                    "`train_dataloader()` and `configure_optimizers()` to be defined.")
-            if model.automatic_optimization and not is_overridden("configure_optimizers", model, LightningModule):
-                raise MisconfigurationException(
-                    "No `configure_optimizers()` method defined. Lightning `Trainer` expects as minimum a "
-                    "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined.")
-            _warn_about_validation_setup(self._data_connector.has_loaders("val"),
-                                         is_overridden("validation_step", model, LightningModule))
-            if not self._data_connector.has_loaders("train"):
-                raise MisconfigurationException(
-                    "No `train_dataloader()` method defined and no dataloader was passed: pass `train_dataloaders` to "
-                    "`trainer.fit()`, use a datamodule, or define `train_dataloader()`")
-            if not model.automatic_optimization:
-                if self.gradient_clip_val:
-                    raise MisconfigurationException(
-                        "Automatic gradient clipping is not supported for manual optimization. Remove "
-                        f"`Trainer(gradient_clip_val={self.gradient_clip_val})` or switch to automatic optimization "
-                        "(call `self.clip_gradients(...)` in `training_step` instead).")
-                if self.accumulate_grad_batches != 1:
-                    raise MisconfigurationException(
-                        "Automatic gradient accumulation is not supported for manual optimization. Remove "
-                        f"`Trainer(accumulate_grad_batches={self.accumulate_grad_batches})` or switch to automatic "
-                        "optimization.")
-        elif fn == TrainerFn.VALIDATING and not is_overridden("validation_step", model, LightningModule):
-            raise MisconfigurationException("No `validation_step()` method defined to run `Trainer.validate`.")
-        elif fn == TrainerFn.TESTING and not is_overridden("test_step", model, LightningModule):
-            raise MisconfigurationException("No `test_step()` method defined to run `Trainer.test`.")
-
     def _teardown(self) -> None:
         stage = self.state.fn
         call_datamodule_hook(self, "teardown", stage=stage)
@@ -689,16 +656,6 @@ class Trainer:
         """``print`` on the global-zero process only."""
         if self.is_global_zero:
             print(*args, **kwargs)
-
-
-def _warn_about_validation_setup(has_val_loader: bool, has_val_step: bool) -> None:
-    import warnings
-    from ..exceptions import PossibleUserWarning
-    if has_val_loader and not has_val_step:
-        warnings.warn("You passed in a `val_dataloader` but have no `validation_step`. Skipping val loop.")
-    if has_val_step and not has_val_loader:
-        warnings.warn("You defined a `validation_step` but have no `val_dataloader`. Skipping val loop.",
-                      PossibleUserWarning)
 
 
 def _is_checkpoint(callback) -> bool:
