@@ -108,8 +108,8 @@ class LoggerConnector:
         if isinstance(value, dict):
             raise ValueError(f"`self.log({name}, {value})` was called, but nested dicts are not supported; use "
                              "`self.log_dict` for a flat dict of values")
-        raise ValueError(f"`self.log({name}, {value!r})` was called, but `{type(value).__name__}` values are not "
-                         "supported: log a number, a one-element tensor or a Metric")
+        raise ValueError(f"`self.log({name}, {value})` was called, but `{type(value).__name__}` values cannot be "
+                         "logged. Log a number, a one-element tensor or a Metric.")
 
     @staticmethod
     def _find_metric_attribute(module, metric, name: str) -> str:

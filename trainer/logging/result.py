@@ -21,14 +21,17 @@ _REDUCE_ALIASES = {"mean": "mean", "avg": "mean", "sum": "sum", "max": "max", "m
 
 
 def _normalize_reduce_fx(reduce_fx) -> str:
+    """Lightning's spellings: ``"mean"``/``"avg"``/``"sum"``/``"max"``/``"min"`` in any case, or the reduction
+    function itself (``em.sum``, the builtin ``max``, ...)."""
     if callable(reduce_fx):
         name = getattr(reduce_fx, "__name__", "")
         name = {"amax": "max", "amin": "min"}.get(name, name)
     else:
-        name = reduce_fx
+        name = reduce_fx.lower() if isinstance(reduce_fx, str) else reduce_fx
     if name not in _REDUCE_ALIASES:
-        raise MisconfigurationException(f"Only `self.log(..., reduce_fx={{min,max,mean,sum}})` are supported, got "
-                                        f"reduce_fx={reduce_fx!r}")
+        raise MisconfigurationException("Only `self.log(..., reduce_fx={min,max,mean,sum})` are supported. If you "
+                                        "need a custom reduction, please log a `Metric` instead. Found: "
+                                        f"{reduce_fx!r}")
     return _REDUCE_ALIASES[name]
 
 

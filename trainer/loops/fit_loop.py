@@ -160,6 +160,8 @@ class FitLoop(Loop):
             return
         _warn_if_modules_in_eval_mode(trainer.lightning_module)
         self.epoch_loop.restart_val_clock()
+        connector = trainer.logger_connector
+        connector.current = connector.train_results  # on_train_start may log, even before any batch or validation
         call_hook(trainer, "on_train_start")
         while not self.done:
             self._run_epoch()
