@@ -222,8 +222,8 @@ class Trainer:
 
     @property
     def logged_metrics(self) -> Dict[str, Any]:
-        """The values sent to the loggers."""
-        return self._logger_connector.logged_metrics
+        """The values sent to the loggers (every logged key's latest value)."""
+        return self._logger_connector.get_logged_metrics()
 
     @property
     def progress_bar_metrics(self) -> Dict[str, Any]:

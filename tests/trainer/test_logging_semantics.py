@@ -70,3 +70,74 @@ def test_unknown_reduce_fx_is_rejected_with_lightnings_error():
                        match=r"Only `self.log\(..., reduce_fx=\{min,max,mean,sum\}\)` are supported. If you need a "
                              r"custom reduction, please log a `Metric` instead. Found: 'median'"):
         quiet_trainer(max_epochs=1).fit(Model(), _loader())
+
+
+# ------------------------------------------------------------------------------------------- 1. metric dictionaries
+class LogsEverywhere(Classifier):
+    def __init__(self):
+        super().__init__()
+        self.seen = {}
+
+    def training_step(self, batch, batch_idx):
+        self.log("t", float(batch_idx), prog_bar=True, on_step=True, on_epoch=True, batch_size=1)
+        return super().training_step(batch, batch_idx)
+
+    def validation_step(self, batch, batch_idx):
+        self.log("v", float(batch_idx + 1), prog_bar=True, on_step=True, on_epoch=True, batch_size=1)
+
+    def on_train_batch_end(self, outputs, batch, batch_idx):
+        self.seen.setdefault("batch_logged", []).append(self.trainer.logged_metrics["t_step"].item())
+
+    def on_validation_epoch_end(self):
+        self.seen.setdefault("val_epoch_end", []).append(
+            (self.trainer.callback_metrics["v_epoch"].item(), self.trainer.logged_metrics["v_epoch"].item()))
+
+    def on_train_epoch_end(self):
+        self.seen.setdefault("train_epoch_end", []).append(
+            (self.trainer.callback_metrics["t_epoch"].item(), self.trainer.logged_metrics["t_epoch"].item()))
+
+
+def test_metric_dictionaries_types_timing_and_steps():
+    model = LogsEverywhere()
+    logger = RecordingLogger()
+    trainer = quiet_trainer(max_epochs=2, logger=logger, log_every_n_steps=50, num_sanity_val_steps=0)
+    trainer.fit(model, _loader(16), _loader(16))
+    # the progress bar gets Python floats; callbacks and loggers get tensors
+    pbar = trainer.progress_bar_metrics
+    assert {k: pbar[k] for k in ("t_step", "t_epoch", "v_epoch")} == {"t_step": 1.0, "t_epoch": 0.5, "v_epoch": 1.5}
+    assert all(type(v) is float for v in pbar.values())
+    assert all(isinstance(v, em.Tensor) for v in trainer.callback_metrics.values())
+    assert all(isinstance(v, em.Tensor) for v in trainer.logged_metrics.values())
+    # read inside a batch, logged_metrics has that batch's step values; epoch values are there in the epoch-end hooks
+    assert model.seen["batch_logged"] == [0.0, 1.0, 0.0, 1.0]
+    assert model.seen["val_epoch_end"] == [(1.5, 1.5), (1.5, 1.5)]
+    assert model.seen["train_epoch_end"] == [(0.5, 0.5), (0.5, 0.5)]
+    # validation step values are not monitored: they do not linger in callback_metrics
+    assert "v_step" not in trainer.callback_metrics and "v" in trainer.callback_metrics
+    # each validation run logs its step values from step 0 (Lightning counts the batches of the run)
+    assert [step for step, metrics in logger.calls if "v_step" in metrics] == [0, 1, 0, 1]
+
+
+def test_several_eval_loaders_get_their_own_keys():
+    class Model(Classifier):
+        def validation_step(self, batch, batch_idx, dataloader_idx=0):
+            self.log("suffixed", float(dataloader_idx))
+            self.log(f"own_{dataloader_idx}", 1.0, add_dataloader_idx=False)
+
+        def on_validation_epoch_end(self):
+            self.log("shared", 5.0)
+
+    results = quiet_trainer().validate(Model(), [_loader(8), _loader(8)], verbose=False)
+    assert results == [{"suffixed/dataloader_idx_0": 0.0, "own_0": 1.0, "shared": 5.0},
+                       {"suffixed/dataloader_idx_1": 1.0, "own_1": 1.0, "shared": 5.0}]
+
+
+def test_a_key_naming_a_dataloader_idx_is_rejected():
+    class Model(Classifier):
+        def validation_step(self, batch, batch_idx):
+            self.log("loss/dataloader_idx_0", 1.0)
+
+    with pytest.raises(em.trainer.exceptions.MisconfigurationException,
+                       match=r"You called `self.log` with the key `loss/dataloader_idx_0` but it should not contain "
+                             r"information about `dataloader_idx`"):
+        quiet_trainer().validate(Model(), _loader(8), verbose=False)

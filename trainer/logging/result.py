@@ -184,11 +184,14 @@ class ResultCollection(dict):
                 and not meta.is_metric else 1
         result.update(value, batch_size)
 
-    def metrics(self, on_step: bool, sync=None) -> Dict[str, Dict[str, Any]]:
-        """The values to publish: ``{"log": ..., "pbar": ..., "callback": ...}`` for the step or the epoch."""
+    def metrics(self, on_step: bool, sync=None, dataloader_idx=None) -> Dict[str, Dict[str, Any]]:
+        """The values to publish: ``{"log": ..., "pbar": ..., "callback": ...}`` for the step or the epoch; with
+        ``dataloader_idx``, only that loader's keys and those logged outside any loader (epoch-end hooks)."""
         out = {"log": {}, "pbar": {}, "callback": {}}
         for result in self.values():
             meta = result.meta
+            if dataloader_idx is not None and meta.dataloader_idx not in (None, dataloader_idx):
+                continue
             if on_step:
                 if not meta.on_step or not result.has_step:
                     continue
@@ -205,9 +208,11 @@ class ResultCollection(dict):
             forked = name + suffix if meta.forked else name
             if meta.logger:
                 out["log"][forked] = value
-            if meta.prog_bar:
-                out["pbar"][forked] = value
-            if not meta.rank_zero_only:  # rank-zero-only values can't be monitored: other ranks lack them
+            if meta.prog_bar:  # the progress bar shows numbers: Python floats, as in Lightning
+                out["pbar"][forked] = value.item() if isinstance(value, Tensor) else float(value)
+            # rank-zero-only values can't be monitored (other ranks lack them); evaluation step values are not
+            # monitored at all (Lightning), so they never linger in callback_metrics after the epoch
+            if not meta.rank_zero_only and (self.training or not on_step):
                 out["callback"][name] = value
                 if meta.forked:
                     out["callback"][forked] = value

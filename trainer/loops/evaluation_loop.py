@@ -108,6 +108,7 @@ class EvaluationLoop(Loop):
                 for dl_idx, (loader, count) in enumerate(zip(self._loaders, counts)):
                     self._run_loader(loader, count, dl_idx if n_loaders > 1 else None, sanity, collect,
                                      outputs[dl_idx])
+                connector.eval_epoch_end()  # the epoch values are visible in the epoch-end hooks
                 if collect:
                     call_module_hook(trainer, f"{name}_epoch_end", outputs[0] if n_loaders == 1 else outputs)
                 call_hook(trainer, f"on_{name}_epoch_end")
@@ -131,6 +132,7 @@ class EvaluationLoop(Loop):
         step_end = module_overrides(trainer, f"{name}_step_end")
         extra = () if dl_idx is None else (dl_idx,)
         connector = trainer.logger_connector
+        seen = 0  # the logger step of this loader's step values: its batches in this run (Lightning)
         for batch_idx, batch in enumerate(loader):
             if batch_idx >= count:
                 break
@@ -146,7 +148,8 @@ class EvaluationLoop(Loop):
             self.batch_progress.increment_processed()
             call_hook(trainer, f"on_{name}_batch_end", output, batch, batch_idx, *extra)
             self.batch_progress.increment_completed()
-            connector.on_eval_batch_end(self.batch_progress.total.completed - 1, sanity)
+            connector.on_eval_batch_end(seen, sanity)
+            seen += 1
             if collect:
                 outputs.append(output)
 
