@@ -141,3 +141,52 @@ def test_a_key_naming_a_dataloader_idx_is_rejected():
                        match=r"You called `self.log` with the key `loss/dataloader_idx_0` but it should not contain "
                              r"information about `dataloader_idx`"):
         quiet_trainer().validate(Model(), _loader(8), verbose=False)
+
+
+# ------------------------------------------------------------------------- 3. ModelCheckpoint deletes only its files
+class ScoredModel(Classifier):
+    def validation_step(self, batch, batch_idx):
+        self.log("score", float(self.current_epoch))  # rises every epoch: each new checkpoint is the best
+
+
+def test_a_crafted_checkpoint_state_cannot_make_top_k_delete_an_unrelated_file(tmp_path):
+    from ember.callbacks import ModelCheckpoint
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me")
+    ckpt = ModelCheckpoint(dirpath=tmp_path, monitor="score", mode="max", save_top_k=1)
+    quiet_trainer(max_epochs=1, callbacks=[ckpt], enable_checkpointing=True,
+                  num_sanity_val_steps=0).fit(ScoredModel(), _loader(), _loader(8))
+    first = ckpt.best_model_path
+    crafted = em.load(first)
+    state = crafted["callbacks"][ckpt.state_key]
+    state["best_k_models"] = {str(notes): -1.0}  # the worst "model", first in line for deletion
+    state["kth_best_model_path"] = str(notes)
+    state["kth_value"] = -1.0
+    em.save(crafted, tmp_path / "crafted.ckpt")
+    resumed = ModelCheckpoint(dirpath=tmp_path, monitor="score", mode="max", save_top_k=1)
+    quiet_trainer(max_epochs=2, callbacks=[resumed], enable_checkpointing=True, num_sanity_val_steps=0).fit(
+        ScoredModel(), _loader(), _loader(8), ckpt_path=tmp_path / "crafted.ckpt")
+    assert notes.read_text() == "keep me"
+    assert resumed.best_model_path.endswith("epoch=1-step=4.ckpt")
+
+
+def test_repeated_crashes_and_resumes_leave_one_top_k_file(tmp_path):
+    from ember.callbacks import ModelCheckpoint
+
+    class Crash(em.Callback):
+        def __init__(self, epoch):
+            self.epoch = epoch
+
+        def on_train_epoch_start(self, trainer, pl_module):
+            if trainer.current_epoch == self.epoch:
+                raise RuntimeError("simulated crash")
+
+    ckpt_path = None
+    for crash_epoch in (1, 2, 3):
+        ckpt = ModelCheckpoint(dirpath=tmp_path, monitor="score", mode="max", save_top_k=1, save_last=True)
+        with pytest.raises(RuntimeError, match="simulated crash"):
+            quiet_trainer(max_epochs=5, callbacks=[ckpt, Crash(crash_epoch)], enable_checkpointing=True,
+                          num_sanity_val_steps=0).fit(ScoredModel(), _loader(), _loader(8), ckpt_path=ckpt_path)
+        ckpt_path = tmp_path / "last.ckpt"
+    top_k = sorted(p.name for p in tmp_path.iterdir() if p.name != "last.ckpt")
+    assert top_k == ["epoch=2-step=6.ckpt"]
