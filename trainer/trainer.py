@@ -16,6 +16,7 @@ from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_mod
 from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
 from .deprecation import check_1x_flow
+from .results_table import print_results
 from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
                     check_val_check_interval, parse_devices, select_strategy, val_check_time_interval)
 from .exceptions import MisconfigurationException
@@ -591,7 +592,7 @@ class Trainer:
             loop.reset_data()
             result = loop.run(loop.stage)
             if getattr(self, "_verbose", True) and self.is_global_zero and result:
-                _print_results(result, stage)
+                print_results(result, stage)
         else:
             self.predict_loop.setup_data()
             self.state.stage = RunningStage.PREDICTING
@@ -660,21 +661,3 @@ class Trainer:
 
 def _is_checkpoint(callback) -> bool:
     return any(k.__name__ == "Checkpoint" for k in type(callback).__mro__)
-
-
-def _print_results(results: List[Dict[str, float]], stage: str) -> None:
-    if not any(results):
-        return
-    width = 80
-    header = f"{stage.capitalize()} metric"
-    for idx, res in enumerate(results):
-        if not res:
-            continue
-        title = f"DataLoader {idx}" if len(results) > 1 else "DataLoader 0"
-        print("-" * width)
-        print(f"{header:>38}  {title:>38}")
-        print("-" * width)
-        for key in sorted(res):
-            print(f"{key:>38}  {res[key]:>38.6g}")
-        print("-" * width)
-

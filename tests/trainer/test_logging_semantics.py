@@ -190,3 +190,39 @@ def test_repeated_crashes_and_resumes_leave_one_top_k_file(tmp_path):
         ckpt_path = tmp_path / "last.ckpt"
     top_k = sorted(p.name for p in tmp_path.iterdir() if p.name != "last.ckpt")
     assert top_k == ["epoch=2-step=6.ckpt"]
+
+
+# ------------------------------------------------------------------------------------------- 7. the results table
+def test_results_table_is_lightnings_plain_layout():
+    from ember.trainer.results_table import format_results
+    bar = "─" * 80
+    table = format_results([{"val_loss/dataloader_idx_0": 0.12345678912345, "acc/dataloader_idx_0": 0.5},
+                            {"val_loss/dataloader_idx_1": 1.5}], "validate", 80)
+    assert table.splitlines() == [
+        bar,
+        f"{'Validate metric':^25}{'DataLoader 0':^25}{'DataLoader 1':^25}".rstrip(),
+        bar,
+        f"{'acc':^25}{'0.5':^25}{' ':^25}".rstrip(),
+        f"{'val_loss':^25}{'0.12345678912345':^25}{'1.5':^25}".rstrip(),
+        bar]
+
+
+def test_results_table_splits_loaders_over_tables_on_a_narrow_terminal_and_keeps_values_whole():
+    from ember.trainer.results_table import format_results
+    table = format_results([{"loss/dataloader_idx_0": 0.1234567891234567}, {"loss/dataloader_idx_1": 2.0}], "test",
+                           60)
+    bar = "─" * 60
+    assert table.splitlines() == [bar, f"{'Test metric':^25}{'DataLoader 0':^25}".rstrip(), bar,
+                                  f"{'loss':^25}{'0.1234567891234567':^25}".rstrip(), bar,
+                                  bar, f"{'Test metric':^25}{'DataLoader 1':^25}".rstrip(), bar,
+                                  f"{'loss':^25}{'2.0':^25}".rstrip(), bar]
+
+
+def test_test_prints_the_table(capsys):
+    class Model(Classifier):
+        def test_step(self, batch, batch_idx):
+            self.log("test_loss", 0.25)
+
+    quiet_trainer().test(Model(), _loader(8))
+    out = capsys.readouterr().out
+    assert "Test metric" in out and "0.25" in out and "─" * 10 in out
