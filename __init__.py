@@ -36,6 +36,7 @@ _LAZY = {
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
     "trainer": ("ember.trainer", None),
+    "utilities": ("ember.trainer.utilities", None),
     "save": ("ember.core.serialization", "save"),
     "load": ("ember.core.serialization", "load"),
     "Trainer": ("ember.trainer", "Trainer"),
@@ -65,6 +66,7 @@ _ALIASED = {name: f"{__name__}.core.{name}" for name in
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data
+_ALIASED["utilities"] = f"{__name__}.trainer.utilities"
 
 
 class _AliasLoader(_abc.Loader):

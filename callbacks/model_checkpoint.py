@@ -120,6 +120,7 @@ class ModelCheckpoint(Checkpoint):
         self._trainer = None
         self.current_score = None
         self.best_k_models: Dict[str, Any] = {}
+        self._written: set = set()  # files this callback wrote in this process: the ones it may always delete
         self.kth_best_model_path = ""
         self.best_model_score = None
         self.best_model_path = ""
@@ -413,6 +414,7 @@ class ModelCheckpoint(Checkpoint):
 
     def _save_checkpoint(self, trainer, filepath: str) -> None:
         trainer.save_checkpoint(filepath, self.save_weights_only)
+        self._written.add(os.path.abspath(filepath))
         self._last_global_step_saved = trainer.global_step
         self._last_checkpoint_saved = filepath
         if trainer.is_global_zero:
@@ -443,7 +445,22 @@ class ModelCheckpoint(Checkpoint):
         if trainer.ckpt_path is not None and os.path.abspath(trainer.ckpt_path) == previous:
             return False
         dirpath = os.path.abspath(self.dirpath)
-        return os.path.commonpath([dirpath, previous]) == dirpath and previous != dirpath
+        if os.path.commonpath([dirpath, previous]) != dirpath or previous == dirpath:
+            return False
+        # a path restored from a checkpoint is only a claim: delete it only if this callback wrote it in this run or
+        # it has this callback's own file-name pattern (a crafted state must never delete an unrelated file)
+        return previous in self._written or self._own_file_pattern().fullmatch(os.path.relpath(previous, dirpath)) \
+            is not None
+
+    def _own_file_pattern(self):
+        """The names this callback gives its files: its ``filename`` template (any value in each ``{...}``) or
+        ``last``, an optional ``-vN`` version and the ``.ckpt`` extension."""
+        template = self.filename or "{epoch}" + self.CHECKPOINT_JOIN_CHAR + "{step}"
+        parts = re.split(r"(\{[^{}]*\})", template)
+        body = "".join("[^/]*" if part.startswith("{") else re.escape(part) for part in parts)
+        last = re.escape(self.CHECKPOINT_NAME_LAST)
+        return re.compile(f"(?:{body}|{last})(?:{re.escape(self.CHECKPOINT_JOIN_CHAR)}v\\d+)?"
+                          f"{re.escape(self.FILE_EXTENSION)}")
 
     @staticmethod
     def _remove_checkpoint(trainer, filepath: str) -> None:

@@ -228,7 +228,7 @@ class StochasticWeightAveraging(Callback):
             current = trainer.lr_scheduler_configs[0]
             if current.interval != "epoch" or current.frequency != 1:
                 warnings.warn(f"SWA is currently only supported every epoch. Found {current}", UserWarning)
-        trainer._set_lr_scheduler(0, self._swa_scheduler)
+        trainer.strategy.set_lr_scheduler(0, self._swa_scheduler)
 
     def update_parameters(self, pl_module) -> None:
         """Fold the module's current weights into the average."""

@@ -10,9 +10,30 @@ from typing import Any, Dict, Optional, Union
 from .callback import Callback
 from .checkpoint import _misconfigured
 
-__all__ = ["Timer"]
+__all__ = ["Timer", "parse_duration"]
 
 log = logging.getLogger("ember.trainer.callbacks")
+
+def parse_duration(value, flag: str) -> Optional[timedelta]:
+    """A ``"DD:HH:MM:SS"`` string, a ``timedelta`` or a dict of ``timedelta`` arguments as a ``timedelta``;
+    ``flag`` (e.g. ``"Timer(duration"``) names the argument in errors."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"(\d+):(\d\d):(\d\d):(\d\d)", value.strip())
+        if not match:
+            raise _misconfigured(f"`{flag}={value!r})` is not a valid duration. Expected a string in the format "
+                                 "DD:HH:MM:SS.")
+        return timedelta(days=int(match.group(1)), hours=int(match.group(2)), minutes=int(match.group(3)),
+                         seconds=int(match.group(4)))
+    if isinstance(value, dict):
+        try:
+            return timedelta(**value)
+        except TypeError as exc:
+            raise _misconfigured(f"`{flag}={value!r})`: the dict must hold timedelta arguments (days, hours, minutes, "
+                                 f"seconds, ...): {exc}") from None
+    if value is not None and not isinstance(value, timedelta):
+        raise TypeError(f"{flag}={value!r}): expected a 'DD:HH:MM:SS' string, a timedelta or a dict")
+    return value
+
 
 _STAGES = ("train", "sanity_check", "validate", "test", "predict")
 _INTERVALS = ("step", "epoch")
@@ -48,21 +69,7 @@ class Timer(Callback):
     def __init__(self, duration: Optional[Union[str, timedelta, Dict[str, int]]] = None, interval: str = "step",
                  verbose: bool = True) -> None:
         super().__init__()
-        if isinstance(duration, str):
-            match = re.fullmatch(r"(\d+):(\d\d):(\d\d):(\d\d)", duration.strip())
-            if not match:
-                raise _misconfigured(f"`Timer(duration={duration!r})` is not a valid duration. Expected a string in "
-                                     "the format DD:HH:MM:SS.")
-            duration = timedelta(days=int(match.group(1)), hours=int(match.group(2)), minutes=int(match.group(3)),
-                                 seconds=int(match.group(4)))
-        elif isinstance(duration, dict):
-            try:
-                duration = timedelta(**duration)
-            except TypeError as exc:
-                raise _misconfigured(f"`Timer(duration={duration!r})`: the dict must hold timedelta arguments "
-                                     f"(days, hours, minutes, seconds, ...): {exc}") from None
-        elif duration is not None and not isinstance(duration, timedelta):
-            raise TypeError(f"Timer(duration={duration!r}): expected a 'DD:HH:MM:SS' string, a timedelta or a dict")
+        duration = parse_duration(duration, "Timer(duration")
         interval = getattr(interval, "value", interval)
         if interval not in _INTERVALS:
             raise _misconfigured(f"Unsupported parameter value `Timer(interval={interval})`. Possible values are: "

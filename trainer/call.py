@@ -7,18 +7,24 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["call_callback_hooks", "call_module_hook", "call_datamodule_hook", "is_overridden"]
+__all__ = ["call_hook", "call_callback_hooks", "call_module_hook", "call_datamodule_hook", "is_overridden",
+           "module_overrides"]
 
 
 def is_overridden(name: str, instance: Any, parent: type) -> bool:
-    """True if ``type(instance)`` defines ``name`` differently from ``parent``."""
+    """True if ``instance`` defines ``name`` differently from ``parent``: in its class, or assigned on the instance
+    itself (``model.on_train_batch_end = fn``). An attribute set to None counts as not defined (Lightning: setting
+    ``model.validation_step = None`` disables validation)."""
     if instance is None:
         return False
-    attr = getattr(type(instance), name, None)
-    base = getattr(parent, name, None)
+    attr = getattr(instance, name, None)
     if attr is None:
         return False
-    return getattr(attr, "__code__", attr) is not getattr(base, "__code__", base)
+    base = getattr(parent, name, None)
+    if base is None:
+        return True
+    func = getattr(attr, "__func__", attr)
+    return getattr(func, "__code__", func) is not getattr(base, "__code__", base)
 
 
 # the hook name is set around every hook call: bypass nn.Module.__setattr__'s parameter/buffer bookkeeping
@@ -92,6 +98,18 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
             return fn(*args, **kwargs)
     finally:
         _set_fx(pl_module, prev)
+
+
+def call_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``hook_name`` on the callbacks, then on the LightningModule (Lightning's order); return the module's
+    result."""
+    call_callback_hooks(trainer, hook_name, *args, **kwargs)
+    return call_module_hook(trainer, hook_name, *args, **kwargs)
+
+
+def module_overrides(trainer, hook_name: str) -> bool:
+    """Whether the running LightningModule overrides ``hook_name`` (cached for the run: asked every batch)."""
+    return trainer._module_overrides(hook_name)
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from .call import call_callback_hooks, call_module_hook
+from .call import call_hook, call_callback_hooks, call_module_hook
 from .exceptions import MisconfigurationException
 from .states import TrainerFn
 
@@ -114,8 +114,8 @@ class CheckpointConnector:
                       "test_loop": trainer.test_loop.state_dict()},
         }
         if not weights_only:
-            checkpoint["callbacks"] = {cb.state_key: cb.state_dict() for cb in trainer.callbacks
-                                       if cb.state_dict()}
+            states = ((cb.state_key, cb.state_dict()) for cb in trainer.callbacks)  # once per callback and save
+            checkpoint["callbacks"] = {key: state for key, state in states if state}
             checkpoint["optimizer_states"] = [opt.state_dict() for opt in trainer.optimizers]
             checkpoint["lr_schedulers"] = [cfg.scheduler.state_dict() for cfg in trainer.lr_scheduler_configs]
             checkpoint["rng_states"] = capture_rng_states()
@@ -131,9 +131,10 @@ class CheckpointConnector:
             dm_state = dm.state_dict()
             if dm_state:
                 checkpoint[type(dm).__qualname__] = dm_state
-        if not weights_only:
-            call_callback_hooks(trainer, "on_save_checkpoint", checkpoint)
-        call_module_hook(trainer, "on_save_checkpoint", checkpoint)
+        if weights_only:
+            call_module_hook(trainer, "on_save_checkpoint", checkpoint)
+        else:
+            call_hook(trainer, "on_save_checkpoint", checkpoint)
         return checkpoint
 
     def save(self, checkpoint: Dict[str, Any], filepath) -> None:

@@ -15,24 +15,13 @@ from .call import call_module_hook, is_overridden
 from .exceptions import MisconfigurationException
 from .states import RunningStage
 
-__all__ = ["DataConnector", "as_loader_list", "num_batches"]
-
-
-def as_loader_list(loaders) -> List[Any]:
-    """A single loader, a list/tuple of loaders or a dict of them, as a list."""
-    if loaders is None:
-        return []
-    if isinstance(loaders, dict):
-        return list(loaders.values())
-    if isinstance(loaders, (list, tuple)):
-        return list(loaders)
-    return [loaders]
+__all__ = ["DataConnector", "num_batches"]
 
 
 def _length(loader) -> float:
     try:
         return len(loader)
-    except TypeError:
+    except (TypeError, NotImplementedError):  # no __len__, or one that says the length is unknown: a stream
         return math.inf
 
 
@@ -46,8 +35,8 @@ def num_batches(loader, limit) -> float:
     if n == math.inf:
         if limit == 1.0:
             return math.inf
-        raise MisconfigurationException("A fractional limit_*_batches needs a dataloader with a length; pass an int "
-                                        "limit for an iterable dataset")
+        raise MisconfigurationException("When using an `IterableDataset`, `Trainer(limit_train_batches)` must be "
+                                        "`1.0` or an int. An int specifies `num_training_batches` to use.")
     batches = int(n * limit)
     if limit > 0 and batches == 0 and n > 0:
         raise MisconfigurationException(
@@ -96,29 +85,72 @@ class DataConnector:
             has = self._has[prefix] = self._source_has(prefix)
         return has
 
-    def request(self, prefix: str) -> List[Any]:
-        """Build the list of loaders of a stage (``train``, ``val``, ``test``, ``predict``)."""
+    def _raw(self, prefix: str) -> Any:
+        """What the stage's source returns: the Trainer argument, else the datamodule's or module's hook."""
         passed = self._sources.get(prefix)
         if passed is not None:
-            loaders = as_loader_list(passed)
+            return passed
+        trainer = self.trainer
+        dm = trainer.datamodule
+        if _datamodule_provides(dm, prefix):
+            return getattr(dm, f"{prefix}_dataloader")()
+        return call_module_hook(trainer, f"{prefix}_dataloader")
+
+    def _prepare(self, loader, prefix: str):
+        from .data_checks import check_dataloader
+        trainer = self.trainer
+        loader = trainer.strategy.process_dataloader(loader, shuffle=(prefix == "train"))
+        if prefix in ("train", "val") and trainer.overfit_batches > 0:
+            loader = self._without_shuffle(loader, prefix)
+        check_dataloader(loader, f"{prefix}_dataloader", trainer.num_devices)
+        return loader
+
+    def request_train(self) -> Any:
+        """The train loader: one loader, or a :class:`CombinedLoader` when several are given (a list, a dict or a
+        nested collection of loaders, combined in ``"max_size_cycle"`` mode as in Lightning)."""
+        from .utilities.combined_loader import CombinedLoader
+        raw = self._raw("train")
+        if isinstance(raw, CombinedLoader):
+            if raw.mode not in ("max_size_cycle", "min_size"):
+                raise ValueError(f'`FitLoop` only supports the `CombinedLoader(mode="max_size_cycle" | "min_size")` '
+                                 f"modes, got mode={raw.mode!r}.")
+            combined = raw
+        elif isinstance(raw, (list, tuple, dict)):
+            combined = CombinedLoader(raw, "max_size_cycle")
+        elif raw is None:
+            return None
         else:
-            trainer = self.trainer
-            dm = trainer.datamodule
-            if _datamodule_provides(dm, prefix):
-                loaders = as_loader_list(getattr(dm, f"{prefix}_dataloader")())
-            else:
-                loaders = as_loader_list(call_module_hook(trainer, f"{prefix}_dataloader"))
-        loaders = [self.trainer.strategy.process_dataloader(dl, shuffle=(prefix == "train")) for dl in loaders]
-        if prefix == "train" and self.trainer.overfit_batches > 0:
-            loaders = [self._without_shuffle(dl) for dl in loaders]
-        return loaders
+            return self._prepare(raw, "train")
+        flat = combined.flattened
+        prepared = [self._prepare(dl, "train") for dl in flat]
+        if any(p is not dl for p, dl in zip(prepared, flat)):
+            limits, combined = combined.limits, CombinedLoader(combined._rebuild(prepared), combined.mode)
+            combined.limits = limits
+        return combined
+
+    def request(self, prefix: str) -> List[Any]:
+        """The loaders of an evaluation or predict stage (``val``, ``test``, ``predict``) as a flat list: a
+        collection of loaders, or a ``CombinedLoader(mode="sequential")``, runs its loaders one after the other."""
+        from .utilities.combined_loader import CombinedLoader
+        raw = self._raw(prefix)
+        if isinstance(raw, CombinedLoader):
+            if raw.mode != "sequential":
+                fn = {"val": "validate", "test": "test", "predict": "predict"}[prefix]
+                raise ValueError(f'`trainer.{fn}()` only supports the `CombinedLoader(mode="sequential")` mode, got '
+                                 f"mode={raw.mode!r}.")
+            loaders = raw.flattened
+        elif raw is None:
+            loaders = []
+        else:
+            loaders = CombinedLoader(raw).flattened if isinstance(raw, (list, tuple, dict)) else [raw]
+        return [self._prepare(dl, prefix) for dl in loaders]
 
     @staticmethod
-    def _without_shuffle(loader):
+    def _without_shuffle(loader, prefix: str):
         from ..core.data import DataLoader, RandomSampler
         if isinstance(loader, DataLoader) and isinstance(loader.sampler, RandomSampler):
-            warnings.warn("You requested to overfit but enabled train dataloader shuffling. We are turning off the "
-                          "train dataloader shuffling for you.")
+            warnings.warn(f"You requested to overfit but enabled {prefix} dataloader shuffling. We are turning off "
+                          f"the {prefix} dataloader shuffling for you.")
             return DataLoader(loader.dataset, batch_size=loader.batch_size, shuffle=False,
                               num_workers=loader.num_workers, collate_fn=loader.collate_fn,
                               drop_last=loader.drop_last)
@@ -150,14 +182,17 @@ class DataConnector:
 
 
 def validate_limit(name: str, value) -> Any:
-    """Check a ``limit_*_batches``/``overfit_batches`` flag: an int >= 0 or a float in [0, 1]."""
+    """Check a ``limit_*_batches``/``overfit_batches`` flag: an int >= 0 or a float in [0, 1] (a whole float
+    above 1, such as 5.0, is a number of batches, as in Lightning)."""
     if value is None:
         return 1.0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise MisconfigurationException(f"`{name}` must be an int or a float, got {value!r}")
+    if isinstance(value, float) and value > 1.0 and value % 1.0 == 0:
+        return int(value)
     if isinstance(value, float) and not 0.0 <= value <= 1.0:
-        raise MisconfigurationException(f"`{name}` must be a float in [0, 1] (a fraction) or an int (a number of "
-                                        f"batches), got {value}")
+        raise MisconfigurationException(f"You have passed invalid value {value} for {name}, it has to be in "
+                                        "[0.0, 1.0] or an int.")
     if isinstance(value, numbers.Integral) and value < 0:
         raise MisconfigurationException(f"`{name}` must be >= 0, got {value}")
     return value

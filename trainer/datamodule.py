@@ -43,18 +43,31 @@ class LightningDataModule(DataHooks, HyperparametersMixin):
     @classmethod
     def from_datasets(cls, train_dataset=None, val_dataset=None, test_dataset=None, predict_dataset=None,
                       batch_size: int = 1, num_workers: int = 0, **datamodule_kwargs: Any) -> "LightningDataModule":
-        """A datamodule whose loaders wrap the given datasets (each may be a dataset or a list/dict of them)."""
-        from ..core.data import DataLoader
+        """A datamodule whose loaders wrap the given datasets (each may be a dataset or a list/dict of them).
+
+        ``batch_size`` and ``num_workers`` go to every loader and, when the class's ``__init__`` takes them (or
+        ``**kwargs``), to the datamodule itself, as in Lightning.
+        """
+        import inspect
+
+        from ..core.data import DataLoader, IterableDataset
+
+        def loader(ds, shuffle):
+            shuffle = shuffle and not isinstance(ds, IterableDataset)  # an iterable dataset cannot be shuffled
+            return DataLoader(ds, batch_size=batch_size, shuffle=shuffle, num_workers=num_workers)
 
         def loaders(ds, shuffle):
             if isinstance(ds, dict):
-                return {k: DataLoader(v, batch_size=batch_size, shuffle=shuffle, num_workers=num_workers)
-                        for k, v in ds.items()}
+                return {k: loader(v, shuffle) for k, v in ds.items()}
             if isinstance(ds, (list, tuple)):
-                return [DataLoader(v, batch_size=batch_size, shuffle=shuffle, num_workers=num_workers) for v in ds]
-            return DataLoader(ds, batch_size=batch_size, shuffle=shuffle, num_workers=num_workers)
+                return [loader(v, shuffle) for v in ds]
+            return loader(ds, shuffle)
 
-        dm = cls(**datamodule_kwargs)
+        params = inspect.signature(cls.__init__).parameters
+        takes_any = any(p.kind == p.VAR_KEYWORD for p in params.values())
+        special = {k: v for k, v in {"batch_size": batch_size, "num_workers": num_workers}.items()
+                   if takes_any or k in params}
+        dm = cls(**datamodule_kwargs, **special)
         if train_dataset is not None:
             dm.train_dataloader = lambda: loaders(train_dataset, True)
         if val_dataset is not None:

@@ -8,7 +8,8 @@ import os
 from .exceptions import MisconfigurationException
 from .strategies import SingleDeviceStrategy, Strategy
 
-__all__ = ["ACCELERATORS", "check_int", "parse_devices", "select_strategy", "check_val_check_interval"]
+__all__ = ["ACCELERATORS", "apply_barebones", "check_fast_dev_run", "check_int", "parse_devices", "select_strategy",
+           "check_val_check_interval", "val_check_time_interval"]
 
 ACCELERATORS = ("cpu", "auto")
 
@@ -80,18 +81,35 @@ def select_strategy(strategy, precision, *, explicit_precision: bool, devices: i
 
 
 def check_val_check_interval(value):
-    """``val_check_interval``: an int number of batches or a float fraction of an epoch in (0, 1]."""
+    """``val_check_interval``: an int number of batches, a float fraction of an epoch in (0, 1], or a time: a
+    ``"DD:HH:MM:SS"`` string, a ``datetime.timedelta`` or a dict of ``timedelta`` arguments (Lightning 2.6)."""
     if value is None:
         return 1.0
+    if val_check_time_interval(value) is not None:
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise MisconfigurationException(f"`val_check_interval` must be an int (batches) or a float in (0, 1], "
-                                        f"got {value!r}")
+        raise MisconfigurationException(f"`val_check_interval` must be an int (batches), a float in (0, 1], or a "
+                                        f"time ('DD:HH:MM:SS', a timedelta or a dict of timedelta arguments), got "
+                                        f"{value!r}")
     if isinstance(value, float) and not 0.0 < value <= 1.0:
         raise MisconfigurationException(f"`val_check_interval` should be within (0, 1] as a fraction of an epoch "
                                         f"(or an int number of batches), got {value}")
     if isinstance(value, numbers.Integral) and value < 1:
         raise MisconfigurationException(f"`val_check_interval` must be a positive int, got {value}")
     return value
+
+
+def val_check_time_interval(value):
+    """The seconds of a time-based ``val_check_interval``, or None when it counts batches."""
+    from datetime import timedelta
+    if not isinstance(value, (str, timedelta, dict)):
+        return None
+    from ..callbacks.timer import parse_duration
+    seconds = parse_duration(value, "Trainer(val_check_interval").total_seconds()
+    if seconds < 0:
+        raise MisconfigurationException(f"`Trainer(val_check_interval={value!r})` is a negative duration; give a "
+                                        "time of at least 0 seconds")
+    return seconds
 
 
 def _launched_distributed() -> bool:
@@ -101,3 +119,34 @@ def _launched_distributed() -> bool:
     except ImportError:
         return False
     return launched_world_size() > 1
+
+
+def check_fast_dev_run(value):
+    """``fast_dev_run``: False/0 (off), True, or a number of batches; 1 is kept as True (Lightning)."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, numbers.Integral) or value < 0:
+        raise MisconfigurationException(f"fast_dev_run={value!r} is not a valid configuration. It should be >= 0.")
+    return True if value == 1 else int(value)
+
+
+# flag -> (value that barebones mode forces, what the flag would enable)
+_BAREBONES = {
+    "enable_checkpointing": (False, "Checkpointing"), "logger": (False, "Logging"),
+    "enable_progress_bar": (False, "Progress bar"), "log_every_n_steps": (0, "Logging"),
+    "enable_model_summary": (False, "Model summary"), "num_sanity_val_steps": (0, "Sanity checking"),
+    "profiler": (None, "Profiling"), "detect_anomaly": (False, "Anomaly detection"),
+}
+
+
+def apply_barebones(flags: dict) -> dict:
+    """``Trainer(barebones=True)``: everything that may slow the raw loop down is off. A flag that asks for one of
+    those features is an error (Lightning's ValueError), never silently ignored. Returns the flags to use."""
+    out = dict(flags)
+    for name, (off, feature) in _BAREBONES.items():
+        value = flags.get(name)
+        if value is not None and value is not False and value != 0:
+            raise ValueError(f"`Trainer(barebones=True, {name}={value!r})` was passed. {feature} can't be enabled "
+                             "in barebones mode.")
+        out[name] = off
+    return out

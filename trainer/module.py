@@ -198,6 +198,11 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
             warnings.warn("You are trying to `self.log()` but the `self.trainer` reference is not registered on the "
                           "model yet. This is most likely because the model hasn't been passed to the `Trainer`")
             return
+        if self._trainer.barebones:
+            import warnings
+            warnings.warn("You are trying to `self.log()` but `Trainer(barebones=True)` is configured. Logging can "
+                          "impact raw speed so it is disabled under this setting.")
+            return
         self._trainer._logger_connector.log(
             self, self._current_fx_name, name, value, prog_bar=prog_bar, logger=logger, on_step=on_step,
             on_epoch=on_epoch, reduce_fx=reduce_fx, enable_graph=enable_graph, sync_dist=sync_dist,
@@ -260,25 +265,26 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
         loss.backward(*args, **kwargs)
 
     def toggle_optimizer(self, optimizer) -> None:
-        """Make only ``optimizer``'s parameters require grad (others are frozen until :meth:`untoggle_optimizer`)."""
+        """Make only ``optimizer``'s parameters require grad (others are frozen until :meth:`untoggle_optimizer`).
+
+        Every parameter's ``requires_grad`` is recorded first, so a parameter frozen in ``configure_optimizers``
+        stays frozen, and one shared with another optimizer gets its flag back on untoggle.
+        """
         optimizer = getattr(optimizer, "optimizer", optimizer)
-        own = {id(p) for g in optimizer.param_groups for p in g["params"]}
         state = {}
         for opt in self.trainer.optimizers:
             for group in opt.param_groups:
                 for p in group["params"]:
-                    if id(p) in own:
-                        continue
-                    state[id(p)] = p.requires_grad
-                    p.requires_grad = False
+                    if id(p) not in state:
+                        state[id(p)] = p.requires_grad
+                        p.requires_grad = False
         for group in optimizer.param_groups:
             for p in group["params"]:
-                if id(p) in self._param_requires_grad_state:
-                    p.requires_grad = self._param_requires_grad_state[id(p)]
+                p.requires_grad = state[id(p)]
         self._param_requires_grad_state = state
 
     def untoggle_optimizer(self, optimizer) -> None:
-        """Restore the ``requires_grad`` flags changed by :meth:`toggle_optimizer`."""
+        """Restore the ``requires_grad`` flags that :meth:`toggle_optimizer` changed."""
         optimizer = getattr(optimizer, "optimizer", optimizer)
         for opt in self.trainer.optimizers:
             if opt is optimizer:
@@ -300,17 +306,40 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
 
     def clip_gradients(self, optimizer, gradient_clip_val: Optional[Union[int, float]] = None,
                        gradient_clip_algorithm: Optional[str] = None) -> None:
-        """Clip the gradients of ``optimizer``'s parameters by norm (default) or by value."""
-        if gradient_clip_val is None or gradient_clip_val == 0:
+        """Clip the gradients of ``optimizer``'s parameters by norm (default) or by value.
+
+        Values not given come from the Trainer's ``gradient_clip_val``/``gradient_clip_algorithm``; giving a value
+        that contradicts a Trainer flag is an error (use one or the other).
+        """
+        trainer = self._trainer
+        trainer_val = getattr(trainer, "gradient_clip_val", None)
+        trainer_algorithm = getattr(trainer, "gradient_clip_algorithm", None)
+        if gradient_clip_val is None:
+            gradient_clip_val = trainer_val or 0.0
+        elif trainer_val is not None and trainer_val != gradient_clip_val:
+            raise MisconfigurationException(
+                f"You have set `Trainer(gradient_clip_val={trainer_val!r})` and have passed "
+                f"`clip_gradients(gradient_clip_val={gradient_clip_val!r})`. Please use only one of them.")
+        if gradient_clip_algorithm is None:
+            gradient_clip_algorithm = trainer_algorithm or "norm"
+        else:
+            gradient_clip_algorithm = gradient_clip_algorithm.lower()
+            if trainer_algorithm is not None and trainer_algorithm != gradient_clip_algorithm:
+                raise MisconfigurationException(
+                    f"You have set `Trainer(gradient_clip_algorithm={trainer_algorithm!r})` and have passed "
+                    f"`clip_gradients(gradient_clip_algorithm={gradient_clip_algorithm!r}) Please use only one of "
+                    "them.")
+        if isinstance(gradient_clip_val, bool) or not isinstance(gradient_clip_val, (int, float)):
+            raise TypeError(f"`gradient_clip_val` should be an int or a float. Got {gradient_clip_val}.")
+        if gradient_clip_algorithm not in ("norm", "value"):
+            raise MisconfigurationException(f"`gradient_clip_algorithm` {gradient_clip_algorithm!r} is invalid. "
+                                            "Allowed algorithms: ['value', 'norm']")
+        if gradient_clip_val <= 0:
             return
-        algorithm = gradient_clip_algorithm or "norm"
-        if algorithm not in ("norm", "value"):
-            raise MisconfigurationException(f"`gradient_clip_algorithm` {algorithm!r} is invalid. Allowed algorithms: "
-                                            "['value', 'norm']")
         optimizer = getattr(optimizer, "optimizer", optimizer)
         params = [p for g in optimizer.param_groups for p in g["params"]]
         from ..core.nn.utils import clip_grad_norm_, clip_grad_value_
-        if algorithm == "norm":
+        if gradient_clip_algorithm == "norm":
             clip_grad_norm_(params, gradient_clip_val)
         else:
             clip_grad_value_(params, gradient_clip_val)

@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Tuple
 
 from .exceptions import MisconfigurationException
 
-__all__ = ["LRSchedulerConfig", "LightningOptimizer", "configure_optimizers"]
+__all__ = ["LRSchedulerConfig", "LightningOptimizer", "configure_optimizers", "validate_scheduler_api"]
 
 
 @dataclass
@@ -47,10 +47,12 @@ class LightningOptimizer:
         """Step the optimizer: runs ``closure`` (if given), then ``on_before_optimizer_step``, then the update."""
         trainer = self._trainer
 
+        loop = trainer.fit_loop.epoch_loop.optimization if trainer is not None else None
+
         def wrapped():
             result = closure() if closure is not None else None
-            if trainer is not None:
-                trainer._call_before_optimizer_step(self._optimizer)
+            if loop is not None:
+                loop.before_optimizer_step(self)
             return result
 
         if closure is None:
@@ -59,8 +61,8 @@ class LightningOptimizer:
             result = out if out is not None else result
         else:
             result = self._optimizer.step(closure=wrapped, **kwargs)
-        if trainer is not None:
-            trainer._on_manual_optimizer_step()
+        if loop is not None:
+            loop.after_optimizer_step()
         return result
 
     def __repr__(self):
@@ -75,8 +77,28 @@ def _is_optimizer(obj) -> bool:
     return isinstance(obj, Optimizer)
 
 
-def _scheduler_config(entry, default_monitor=None) -> LRSchedulerConfig:
+# In manual optimization the user steps the schedulers; these keys only matter to the Trainer's stepping
+_MANUAL_IGNORED_KEYS = ("reduce_on_plateau", "monitor", "strict")
+
+
+def _manual_scheduler_config(entry) -> LRSchedulerConfig:
+    if not isinstance(entry, dict):
+        return LRSchedulerConfig(entry)
+    ignored = [k for k in entry if k in _MANUAL_IGNORED_KEYS]
+    if ignored:
+        warnings.warn(f"The lr scheduler dict contains the key(s) {ignored}, but the keys will be ignored. You need "
+                      "to call `lr_scheduler.step()` manually in manual optimization.", RuntimeWarning)
+    if "scheduler" not in entry:
+        raise MisconfigurationException('The lr scheduler dict must have the key "scheduler" with its item being '
+                                        "an lr scheduler")
+    # ``interval`` stays: LearningRateMonitor reads it to know when to log
+    return LRSchedulerConfig(**{k: v for k, v in entry.items() if k in _CONFIG_KEYS and k not in _MANUAL_IGNORED_KEYS})
+
+
+def _scheduler_config(entry, default_monitor=None, automatic: bool = True) -> LRSchedulerConfig:
     from ..core.optim.lr_scheduler import ReduceLROnPlateau
+    if not automatic:
+        return _manual_scheduler_config(entry)
     if isinstance(entry, dict):
         if "scheduler" not in entry:
             raise MisconfigurationException('The lr scheduler dict must have the key "scheduler" with its item being '
@@ -104,8 +126,11 @@ def _scheduler_config(entry, default_monitor=None) -> LRSchedulerConfig:
     return cfg
 
 
-def configure_optimizers(output) -> Tuple[List[Any], List[LRSchedulerConfig]]:
-    """Turn any of Lightning's ``configure_optimizers`` return forms into (optimizers, scheduler configs)."""
+def configure_optimizers(output, automatic: bool = True) -> Tuple[List[Any], List[LRSchedulerConfig]]:
+    """Turn any of Lightning's ``configure_optimizers`` return forms into (optimizers, scheduler configs).
+
+    In manual optimization (``automatic=False``) schedulers need no ``monitor``: the Trainer never steps them.
+    """
     optimizers: List[Any] = []
     configs: List[LRSchedulerConfig] = []
     if output is None:
@@ -120,7 +145,7 @@ def configure_optimizers(output) -> Tuple[List[Any], List[LRSchedulerConfig]]:
         if len(output) == 2 and isinstance(output[0], (list, tuple)) and all(_is_optimizer(o) for o in output[0]):
             optimizers = list(output[0])
             scheds = output[1] if isinstance(output[1], (list, tuple)) else [output[1]]
-            configs = [_scheduler_config(s) for s in scheds]
+            configs = [_scheduler_config(s, automatic=automatic) for s in scheds]
         elif all(isinstance(o, dict) for o in output) and output:
             for entry in output:
                 if "optimizer" not in entry:
@@ -133,7 +158,7 @@ def configure_optimizers(output) -> Tuple[List[Any], List[LRSchedulerConfig]]:
                                   RuntimeWarning)
                 optimizers.append(entry["optimizer"])
                 if entry.get("lr_scheduler") is not None:
-                    configs.append(_scheduler_config(entry["lr_scheduler"], entry.get("monitor")))
+                    configs.append(_scheduler_config(entry["lr_scheduler"], entry.get("monitor"), automatic))
         elif all(_is_optimizer(o) for o in output) and output:
             optimizers = list(output)
         else:
@@ -148,3 +173,24 @@ def configure_optimizers(output) -> Tuple[List[Any], List[LRSchedulerConfig]]:
             raise MisconfigurationException("Some schedulers are attached with an optimizer that wasn't returned "
                                             "from `configure_optimizers`.")
     return optimizers, configs
+
+
+def validate_scheduler_api(configs: List[LRSchedulerConfig], module) -> None:
+    """Lightning's checks: a scheduler must be stateful (checkpoints save it), and one that is not an
+    ``LRScheduler`` needs ``lr_scheduler_step`` overridden in automatic optimization (the Trainer cannot know how to
+    step it)."""
+    from ..core.optim.lr_scheduler import LRScheduler
+    from .call import is_overridden
+    from .module import LightningModule
+    for config in configs:
+        scheduler = config.scheduler
+        name = type(scheduler).__name__
+        if not (callable(getattr(scheduler, "state_dict", None)) and
+                callable(getattr(scheduler, "load_state_dict", None))):
+            raise TypeError(f"The provided lr scheduler `{name}` is invalid. It should have `state_dict` and "
+                            "`load_state_dict` methods defined.")
+        if not isinstance(scheduler, LRScheduler) and module.automatic_optimization and \
+                not is_overridden("lr_scheduler_step", module, LightningModule):
+            raise MisconfigurationException(
+                f"The provided lr scheduler `{name}` doesn't follow PyTorch's LRScheduler API. You should override the "
+                "`LightningModule.lr_scheduler_step` hook with your own logic if you are using a custom LR scheduler.")

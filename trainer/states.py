@@ -16,6 +16,11 @@ class TrainerFn(str, Enum):
     TESTING = "test"
     PREDICTING = "predict"
 
+    def __str__(self) -> str:  # "fit", so ``f"{stage}"`` and paths built from it read as the string (Lightning)
+        return self.value
+
+    __format__ = str.__format__
+
 
 class RunningStage(str, Enum):
     """The loop that is running right now (the sanity check is a stage of its own)."""

@@ -12,13 +12,17 @@ import os
 import signal
 from typing import Any, Dict, List, Optional, Union
 
-from .call import call_callback_hooks, call_datamodule_hook, call_module_hook, is_overridden
+from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_module_hook, is_overridden
+from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
-from .flags import ACCELERATORS, check_int as _check_int, check_val_check_interval, parse_devices, select_strategy
+from .deprecation import check_1x_flow
+from .results_table import print_results
+from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
+                    check_val_check_interval, parse_devices, select_strategy, val_check_time_interval)
 from .exceptions import MisconfigurationException
 from .logging.logger_connector import LoggerConnector
 from .loops.evaluation_loop import EvaluationLoop
-from .loops.fit_loop import FitLoop, validate_max_epochs
+from .loops.fit_loop import FitLoop, resolve_max_epochs, validate_max_epochs
 from .loops.prediction_loop import PredictionLoop
 from .env_defaults import defaults_from_env_vars
 from .states import RunningStage, TrainerFn, TrainerState, TrainerStatus
@@ -54,6 +58,15 @@ class Trainer:
                  detect_anomaly: bool = False, barebones: bool = False, plugins=None, sync_batchnorm: bool = False,
                  reload_dataloaders_every_n_epochs: int = 0, default_root_dir: Optional[str] = None,
                  automatic_optimization: Optional[bool] = None, enable_autolog_hparams: bool = True) -> None:
+        if barebones:
+            flags = apply_barebones(dict(
+                enable_checkpointing=enable_checkpointing, logger=logger, enable_progress_bar=enable_progress_bar,
+                log_every_n_steps=log_every_n_steps, enable_model_summary=enable_model_summary,
+                num_sanity_val_steps=num_sanity_val_steps, profiler=profiler, detect_anomaly=detect_anomaly))
+            enable_checkpointing, logger, enable_progress_bar = (flags["enable_checkpointing"], flags["logger"],
+                                                                 flags["enable_progress_bar"])
+            log_every_n_steps, enable_model_summary = flags["log_every_n_steps"], flags["enable_model_summary"]
+            num_sanity_val_steps = flags["num_sanity_val_steps"]
         # -- processes and devices
         if accelerator not in ACCELERATORS:
             raise MisconfigurationException(
@@ -75,8 +88,7 @@ class Trainer:
         if self.min_steps is not None and self.max_steps != -1 and self.min_steps > self.max_steps:
             raise MisconfigurationException(f"`max_steps` ({self.max_steps}) must be >= `min_steps` "
                                             f"({self.min_steps})")
-        self.fit_loop = FitLoop(self, min_epochs=min_epochs,
-                                max_epochs=validate_max_epochs(max_epochs, min_epochs, self.max_steps))
+        self.fit_loop = FitLoop(self, min_epochs=min_epochs, max_epochs=validate_max_epochs(max_epochs, min_epochs))
         self.max_time = max_time
         # -- data limits and validation
         self.limit_train_batches = validate_limit("limit_train_batches", limit_train_batches)
@@ -89,16 +101,16 @@ class Trainer:
         self.val_check_interval = check_val_check_interval(val_check_interval)
         if check_val_every_n_epoch is not None:
             _check_int("check_val_every_n_epoch", check_val_every_n_epoch, 1)
-        elif not isinstance(self.val_check_interval, int):
+        elif not isinstance(self.val_check_interval, int) and val_check_time_interval(self.val_check_interval) is None:
             raise MisconfigurationException("`check_val_every_n_epoch=None` validates every `val_check_interval` "
-                                            "training batches, so `val_check_interval` must be an int")
+                                            "training batches (or every period of time), so `val_check_interval` "
+                                            "must be an int (or a time)")
         self.check_val_every_n_epoch = check_val_every_n_epoch
         self.num_sanity_val_steps = 2 if num_sanity_val_steps is None else \
             _check_int("num_sanity_val_steps", num_sanity_val_steps, -1)
         self.reload_dataloaders_every_n_epochs = _check_int("reload_dataloaders_every_n_epochs",
                                                             reload_dataloaders_every_n_epochs, 0)
         self.use_distributed_sampler = bool(use_distributed_sampler)
-        self.val_check_batch: float = math.inf
         # -- optimization
         self.accumulate_grad_batches = _check_int("accumulate_grad_batches", accumulate_grad_batches, 1)
         if gradient_clip_val is not None and (isinstance(gradient_clip_val, bool) or
@@ -109,7 +121,7 @@ class Trainer:
             raise MisconfigurationException(f"`gradient_clip_algorithm` {gradient_clip_algorithm!r} is invalid. "
                                             "Allowed algorithms: ['value', 'norm'].")
         self.gradient_clip_val = gradient_clip_val
-        self.gradient_clip_algorithm = gradient_clip_algorithm or "norm"
+        self.gradient_clip_algorithm = gradient_clip_algorithm  # None: clip_gradients uses "norm"
         self._automatic_optimization_flag = automatic_optimization
         self.deterministic = deterministic
         self.benchmark = benchmark
@@ -120,13 +132,11 @@ class Trainer:
         if plugins:
             raise MisconfigurationException(f"`Trainer(plugins={plugins!r})`: plugins are not supported by ember")
         self.sync_batchnorm = sync_batchnorm
-        self.barebones = barebones
+        self.barebones = bool(barebones)
         # -- debugging
-        if isinstance(fast_dev_run, bool):
-            fast_dev_run = 1 if fast_dev_run else 0
-        self.fast_dev_run = _check_int("fast_dev_run", fast_dev_run, 0)
+        self.fast_dev_run = check_fast_dev_run(fast_dev_run)
         if self.fast_dev_run:
-            n = self.fast_dev_run
+            n = int(self.fast_dev_run)
             self.limit_train_batches = self.limit_val_batches = n
             self.limit_test_batches = self.limit_predict_batches = n
             self.max_steps = n
@@ -134,7 +144,6 @@ class Trainer:
             self.num_sanity_val_steps = 0
             self.val_check_interval = 1.0
             self.check_val_every_n_epoch = 1
-            logger = False
         # -- output
         self.log_every_n_steps = 50 if log_every_n_steps is None else _check_int("log_every_n_steps",
                                                                                   log_every_n_steps, 0)
@@ -147,8 +156,6 @@ class Trainer:
         self.datamodule = None
         self.optimizers: List[Any] = []
         self.lr_scheduler_configs: List[Any] = []
-        self.num_training_batches: float = math.inf
-        self.train_dataloader = None
         self.ckpt_path: Optional[str] = None
         self._callback_hook_cache: Dict[str, Any] = {}
         self._logger_connector = LoggerConnector(self)
@@ -156,11 +163,13 @@ class Trainer:
         self.validate_loop = EvaluationLoop(self, RunningStage.VALIDATING)
         self.test_loop = EvaluationLoop(self, RunningStage.TESTING)
         self.predict_loop = PredictionLoop(self)
-        self._train_loader_epoch = -1
         from .checkpoint_connector import CheckpointConnector
         self._checkpoint_connector = CheckpointConnector(self)
         from .loggers.setup import configure_loggers
         self.loggers = configure_loggers(self, logger)
+        if self.fast_dev_run:  # logging is suppressed, but code that calls the logger keeps working
+            from .loggers import DummyLogger
+            self.loggers = [DummyLogger()] if self.loggers else []
         from .callback_setup import configure_callbacks
         self.callbacks = configure_callbacks(self, callbacks, enable_checkpointing, enable_progress_bar,
                                              enable_model_summary, max_time)
@@ -177,14 +186,46 @@ class Trainer:
         return self.fit_loop.epoch_loop.global_step
 
     @property
+    def train_dataloader(self):
+        """The train dataloader of the current fit (``None`` before the fit loop requested it); with several, the
+        collection of them as given."""
+        loader = self.fit_loop.train_dataloader
+        return getattr(loader, "iterables", loader)
+
+    @property
+    def num_training_batches(self) -> float:
+        """Batches per training epoch under ``limit_train_batches`` (``inf`` for an unsized loader)."""
+        return self.fit_loop.num_training_batches
+
+    @property
+    def val_check_batch(self) -> float:
+        """Validation runs after every ``val_check_batch`` training batches (``inf``: at epoch end only)."""
+        return self.fit_loop.val_check_batch
+
+    @property
+    def enable_validation(self) -> bool:
+        """True if fit validates: a val source, a ``validation_step`` and ``limit_val_batches > 0``."""
+        return self.lightning_module is not None and self.fit_loop.epoch_loop.validation_enabled()
+
+    @property
+    def logger_connector(self) -> LoggerConnector:
+        """Where ``self.log`` values are collected and fanned out (used by the loops)."""
+        return self._logger_connector
+
+    @property
+    def data_connector(self) -> DataConnector:
+        """Where each stage's dataloaders come from (used by the loops)."""
+        return self._data_connector
+
+    @property
     def callback_metrics(self) -> Dict[str, Any]:
         """The latest logged values, what callbacks and schedulers monitor."""
         return self._logger_connector.get_callback_metrics()
 
     @property
     def logged_metrics(self) -> Dict[str, Any]:
-        """The values sent to the loggers."""
-        return self._logger_connector.logged_metrics
+        """The values sent to the loggers (every logged key's latest value)."""
+        return self._logger_connector.get_logged_metrics()
 
     @property
     def progress_bar_metrics(self) -> Dict[str, Any]:
@@ -338,26 +379,21 @@ class Trainer:
     @property
     def val_dataloaders(self):
         """The validation dataloader(s) of the current run."""
-        loaders = self.validate_loop._loaders if self.state.fn != TrainerFn.FITTING else \
-            self.fit_loop.epoch_loop.val_loop._loaders
+        loaders = self.validate_loop.loaders if self.state.fn != TrainerFn.FITTING else \
+            self.fit_loop.epoch_loop.val_loop.loaders
         return loaders[0] if len(loaders) == 1 else loaders
 
     @property
     def test_dataloaders(self):
         """The test dataloader(s) of the current run."""
-        loaders = self.test_loop._loaders
+        loaders = self.test_loop.loaders
         return loaders[0] if len(loaders) == 1 else loaders
 
     @property
     def predict_dataloaders(self):
         """The predict dataloader(s) of the current run."""
-        loaders = self.predict_loop._loaders
+        loaders = self.predict_loop.loaders
         return loaders[0] if len(loaders) == 1 else loaders
-
-    def _active_eval_loop(self) -> EvaluationLoop:
-        if self.state.fn == TrainerFn.FITTING:
-            return self.fit_loop.epoch_loop.val_loop
-        return self.test_loop if self.state.fn == TrainerFn.TESTING else self.validate_loop
 
     @property
     def num_val_batches(self) -> List[float]:
@@ -378,13 +414,13 @@ class Trainer:
     @property
     def num_predict_batches(self) -> List[float]:
         """Batches per predict loader under ``limit_predict_batches``."""
-        return self._data_connector.batch_counts(self.predict_loop._loaders, RunningStage.PREDICTING)
+        return self.predict_loop.batch_counts()
 
     @property
     def estimated_stepping_batches(self) -> Union[int, float]:
         """The total number of optimizer steps fit will take (for schedulers such as OneCycleLR)."""
         if self.train_dataloader is None and self.lightning_module is not None:
-            self._setup_train_dataloader()
+            self.fit_loop.setup_data()
         per_epoch = self.num_training_batches
         if per_epoch == math.inf:
             return self.max_steps if self.max_steps != -1 else math.inf
@@ -411,6 +447,7 @@ class Trainer:
                                             "`trainer.fit(datamodule=...)`")
         self._begin(TrainerFn.FITTING, model)
         self._data_connector.attach(model, datamodule, train=train_dataloaders, val=val_dataloaders)
+        self.fit_loop.reset_data()
         self._call_and_handle_interrupt(self._run, model, ckpt_path)
 
     def validate(self, model=None, dataloaders=None, ckpt_path=None, verbose: bool = True, datamodule=None,
@@ -473,6 +510,7 @@ class Trainer:
             model.automatic_optimization = self._automatic_optimization_flag
         self._logger_connector.reset_for_run()
         self._overridden_cache = {}
+        self._callback_hook_cache = {}  # hooks may have been assigned on instances since the last run
 
     def _module_overrides(self, name: str) -> bool:
         """Whether the module overrides hook ``name`` (cached for the run: asked on every batch)."""
@@ -515,9 +553,9 @@ class Trainer:
     # ------------------------------------------------------------------------------------------------- the run
     def _run(self, model, ckpt_path):
         fn = self.state.fn
-        stage = fn.value
+        stage = fn  # a TrainerFn: equal to "fit", "validate", ... as Lightning passes it
         if self.profiler.records:  # Lightning's file names: <stage>-<filename>[-<local_rank>].txt in log_dir
-            self.profiler.setup(stage=stage, local_rank=self.local_rank if self.world_size > 1 else None,
+            self.profiler.setup(stage=fn.value, local_rank=self.local_rank if self.world_size > 1 else None,
                                 log_dir=self.log_dir)
         self._configure_module_callbacks(model)
         # prepare_data: once per node (the datamodule first)
@@ -527,19 +565,20 @@ class Trainer:
         self.strategy.barrier("prepare_data")
         call_datamodule_hook(self, "setup", stage=stage)
         call_callback_hooks(self, "setup", stage=stage)
-        call_module_hook(self, "setup", stage)
+        call_module_hook(self, "setup", stage)  # positional for the module, by keyword for callbacks (Lightning)
         call_module_hook(self, "configure_model")
-        self._validate_module(model)
+        verify_loop_configurations(self, model)
+        check_1x_flow(model, self._automatic_optimization_flag)
+        if fn == TrainerFn.FITTING:
+            resolve_max_epochs(self)
         self.strategy.connect(model)
-        self._training_step_takes_optimizer_idx = _takes_optimizer_idx(model)
         self.ckpt_path = self._checkpoint_connector.resolve_ckpt_path(ckpt_path, fn)
         if self.ckpt_path is not None:
             self._checkpoint_connector.restore_module_and_callbacks(self.ckpt_path)
         if fn == TrainerFn.FITTING:
             self.strategy.setup_optimizers(self)
         if fn == TrainerFn.FITTING:
-            call_callback_hooks(self, "on_fit_start")
-            call_module_hook(self, "on_fit_start")
+            call_hook(self, "on_fit_start")
         self._log_hyperparams(model)
         if fn == TrainerFn.FITTING and self.ckpt_path is not None:
             # after on_fit_start, as in Lightning: callbacks (finetuning, SWA) may rebuild param groups first
@@ -547,20 +586,18 @@ class Trainer:
         self._checkpoint_connector.release()
         model.zero_grad()
         if fn == TrainerFn.FITTING:
-            self._run_sanity_check()
+            self.fit_loop.run_sanity_check()
             self.state.stage = RunningStage.TRAINING
-            self._setup_train_dataloader()
             self.fit_loop.run()
             self.state.stage = None
-            call_callback_hooks(self, "on_fit_end")
-            call_module_hook(self, "on_fit_end")
+            call_hook(self, "on_fit_end")
             result = None
         elif fn in (TrainerFn.VALIDATING, TrainerFn.TESTING):
             loop = self.validate_loop if fn == TrainerFn.VALIDATING else self.test_loop
-            loop.setup_data()
+            loop.reset_data()
             result = loop.run(loop.stage)
             if getattr(self, "_verbose", True) and self.is_global_zero and result:
-                _print_results(result, stage)
+                print_results(result, stage)
         else:
             self.predict_loop.setup_data()
             self.state.stage = RunningStage.PREDICTING
@@ -582,40 +619,8 @@ class Trainer:
         self.callbacks = [c for c in self.callbacks if not _is_checkpoint(c)] + \
             [c for c in self.callbacks if _is_checkpoint(c)]
 
-    def _validate_module(self, model) -> None:
-        from .module import LightningModule
-        fn = self.state.fn
-        if fn == TrainerFn.FITTING:
-            if not is_overridden("training_step", model, LightningModule):
-                raise MisconfigurationException(
-                    "No `training_step()` method defined. Lightning `Trainer` expects as minimum a `training_step()`, "
-                    "`train_dataloader()` and `configure_optimizers()` to be defined.")
-            if model.automatic_optimization and not is_overridden("configure_optimizers", model, LightningModule):
-                raise MisconfigurationException(
-                    "No `configure_optimizers()` method defined. Lightning `Trainer` expects as minimum a "
-                    "`training_step()`, `train_dataloader()` and `configure_optimizers()` to be defined.")
-            if not self._data_connector.has_loaders("train"):
-                raise MisconfigurationException(
-                    "No `train_dataloader()` method defined and no dataloader was passed: pass `train_dataloaders` to "
-                    "`trainer.fit()`, use a datamodule, or define `train_dataloader()`")
-            if not model.automatic_optimization:
-                if self.gradient_clip_val:
-                    raise MisconfigurationException(
-                        "Automatic gradient clipping is not supported for manual optimization. Remove "
-                        f"`Trainer(gradient_clip_val={self.gradient_clip_val})` or switch to automatic optimization "
-                        "(call `self.clip_gradients(...)` in `training_step` instead).")
-                if self.accumulate_grad_batches != 1:
-                    raise MisconfigurationException(
-                        "Automatic gradient accumulation is not supported for manual optimization. Remove "
-                        f"`Trainer(accumulate_grad_batches={self.accumulate_grad_batches})` or switch to automatic "
-                        "optimization.")
-        elif fn == TrainerFn.VALIDATING and not is_overridden("validation_step", model, LightningModule):
-            raise MisconfigurationException("No `validation_step()` method defined to run `Trainer.validate`.")
-        elif fn == TrainerFn.TESTING and not is_overridden("test_step", model, LightningModule):
-            raise MisconfigurationException("No `test_step()` method defined to run `Trainer.test`.")
-
     def _teardown(self) -> None:
-        stage = self.state.fn.value if self.state.fn is not None else None
+        stage = self.state.fn
         call_datamodule_hook(self, "teardown", stage=stage)
         call_callback_hooks(self, "teardown", stage=stage)
         if self.lightning_module is not None:
@@ -642,106 +647,6 @@ class Trainer:
                     logger.log_graph(model)
                 logger.save()
 
-    def _validation_enabled(self) -> bool:
-        return self._data_connector.has_loaders("val") and self.limit_val_batches != 0
-
-    def _run_sanity_check(self) -> None:
-        val_loop = self.fit_loop.epoch_loop.val_loop
-        val_loop._loaders = []
-        resumed = self.fit_loop.epoch_loop.batch_progress.total.completed > 0 or \
-            self.fit_loop.epoch_progress.total.completed > 0
-        if not self._data_connector.has_loaders("val") or self.limit_val_batches == 0 or \
-                self.num_sanity_val_steps == 0 or resumed:
-            return
-        from .checkpoint_connector import capture_rng_states, restore_rng_states
-        rng = capture_rng_states()  # the sanity check must not change the random streams of training
-        self.state.stage = RunningStage.SANITY_CHECKING
-        call_callback_hooks(self, "on_sanity_check_start")
-        val_loop.setup_data()
-        val_loop.run(RunningStage.SANITY_CHECKING)
-        call_callback_hooks(self, "on_sanity_check_end")
-        restore_rng_states(rng)
-        self.state.stage = RunningStage.TRAINING
-        self._logger_connector.current = self._logger_connector.train_results
-
-    def _run_validation_in_fit(self) -> None:
-        val_loop = self.fit_loop.epoch_loop.val_loop
-        n = self.reload_dataloaders_every_n_epochs
-        reload = n and self.current_epoch % n == 0 and getattr(val_loop, "_loaded_epoch", None) != self.current_epoch
-        if not val_loop.has_loaders or reload:  # requested lazily when no sanity check fetched them
-            val_loop.setup_data()
-            val_loop._loaded_epoch = self.current_epoch
-        val_loop.run(RunningStage.VALIDATING)
-        self.state.stage = RunningStage.TRAINING
-        self._logger_connector.current = self._logger_connector.train_results
-
-    def _setup_train_dataloader(self) -> None:
-        loaders = self._data_connector.request("train")
-        if len(loaders) != 1:
-            raise MisconfigurationException(f"ember trains from one train dataloader; got {len(loaders)}. Combine "
-                                            "your datasets (e.g. with `ConcatDataset`) into one loader.")
-        self.train_dataloader = loaders[0]
-        self._train_loader_epoch = self.current_epoch
-        self._compute_num_training_batches()
-
-    def _compute_num_training_batches(self) -> None:
-        from .data_connector import num_batches
-        self.num_training_batches = num_batches(self.train_dataloader, self.limit_train_batches)
-        vci = self.val_check_interval
-        if isinstance(vci, numbers.Integral):
-            self.val_check_batch = vci
-            if vci > self.num_training_batches and self.check_val_every_n_epoch is not None and \
-                    self._data_connector.has_loaders("val"):
-                raise ValueError(
-                    f" `val_check_interval` ({vci}) must be less than or equal to the number of the training batches "
-                    f"({self.num_training_batches}). If you want to disable validation set `limit_val_batches` to "
-                    "0.0 instead. If you want to validate based on the total training batches, set "
-                    "`check_val_every_n_epoch=None`.")
-        elif self.num_training_batches == math.inf:
-            self.val_check_batch = math.inf
-        else:
-            self.val_check_batch = max(1, int(self.num_training_batches * vci))
-
-    def _reload_train_dataloader_if_needed(self) -> None:
-        n = self.reload_dataloaders_every_n_epochs
-        if n and self.current_epoch != self._train_loader_epoch and self.current_epoch % n == 0:
-            self._setup_train_dataloader()
-
-    def _logging_step(self) -> int:
-        """The logger step for evaluation epoch values: the training position (batches that stepped)."""
-        return self.fit_loop.epoch_loop._batches_that_stepped
-
-    def _collect_training_output(self, output) -> None:
-        if self._module_overrides("training_epoch_end"):
-            if isinstance(output, dict):
-                output = {k: (v.detach() if hasattr(v, "detach") else v) for k, v in output.items()}
-            elif hasattr(output, "detach"):
-                output = output.detach()
-            self.fit_loop._outputs.append(output)
-
-    def _call_before_optimizer_step(self, optimizer) -> None:
-        """After the closure, before the update: ``on_before_optimizer_step``, then clipping (automatic only)."""
-        module = self.lightning_module
-        wrapped = next((lo for lo in self.strategy._lightning_optimizers if lo.optimizer is optimizer), optimizer)
-        call_callback_hooks(self, "on_before_optimizer_step", wrapped)
-        call_module_hook(self, "on_before_optimizer_step", wrapped)
-        if module.automatic_optimization:
-            call_module_hook(self, "configure_gradient_clipping", wrapped, self.gradient_clip_val,
-                             self.gradient_clip_algorithm if self.gradient_clip_val else None)
-
-    def _set_lr_scheduler(self, index: int, scheduler) -> None:
-        """Install ``scheduler`` (stepped every epoch) as scheduler ``index``; callbacks such as SWA use this."""
-        from .optimizer import LRSchedulerConfig
-        config = LRSchedulerConfig(scheduler)
-        if index < len(self.lr_scheduler_configs):
-            self.lr_scheduler_configs[index] = config
-        else:
-            self.lr_scheduler_configs.append(config)
-
-    def _on_manual_optimizer_step(self) -> None:
-        if not self.lightning_module.automatic_optimization:
-            self.fit_loop.epoch_loop.manual_optimization.optimizer_steps += 1
-
     # ------------------------------------------------------------------------------------------ checkpointing
     def save_checkpoint(self, filepath, weights_only: bool = False, storage_options=None) -> None:
         """Save the full training state (or only the weights) to ``filepath``, atomically."""
@@ -762,26 +667,3 @@ class Trainer:
 
 def _is_checkpoint(callback) -> bool:
     return any(k.__name__ == "Checkpoint" for k in type(callback).__mro__)
-
-
-def _takes_optimizer_idx(model) -> bool:
-    from .module import _step_takes_optimizer_idx
-    return _step_takes_optimizer_idx(model)
-
-
-def _print_results(results: List[Dict[str, float]], stage: str) -> None:
-    if not any(results):
-        return
-    width = 80
-    header = f"{stage.capitalize()} metric"
-    for idx, res in enumerate(results):
-        if not res:
-            continue
-        title = f"DataLoader {idx}" if len(results) > 1 else "DataLoader 0"
-        print("-" * width)
-        print(f"{header:>38}  {title:>38}")
-        print("-" * width)
-        for key in sorted(res):
-            print(f"{key:>38}  {res[key]:>38.6g}")
-        print("-" * width)
-

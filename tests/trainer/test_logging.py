@@ -34,7 +34,7 @@ def test_step_and_epoch_values_with_uneven_last_batch():
     assert logged["val_v"] == pytest.approx(1.8)
     cb = {k: v.item() for k, v in trainer.callback_metrics.items()}
     assert cb["v"] == pytest.approx(1.8) and cb["v_step"] == 3.0 and cb["v_epoch"] == pytest.approx(1.8)
-    assert trainer.progress_bar_metrics["v_epoch"].item() == pytest.approx(1.8)
+    assert trainer.progress_bar_metrics["v_epoch"] == pytest.approx(1.8)  # a float, as in Lightning (issue 14)
     assert "train_loss" in cb
 
 

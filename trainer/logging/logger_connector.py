@@ -23,6 +23,12 @@ def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
     return {k: (v.item() if isinstance(v, Tensor) else float(v)) for k, v in metrics.items()}
 
 
+def _tensors(metrics: Dict[str, Any]) -> Dict[str, Tensor]:
+    """``logged_metrics`` and ``callback_metrics`` hold tensors (a logged Python number becomes one)."""
+    from ...core import tensor
+    return {k: (v if isinstance(v, Tensor) else tensor(float(v))) for k, v in metrics.items()}
+
+
 class LoggerConnector:
     """Owns the result collections and the three metric dicts of the Trainer."""
 
@@ -36,18 +42,38 @@ class LoggerConnector:
         self.current: Optional[ResultCollection] = None
         self.num_eval_dataloaders = 1
         self.epoch_end_reached = False
+        self.eval_epoch_end_reached = False
         self._meta_cache = {}
+
+    def _epoch_end_results(self) -> Optional[ResultCollection]:
+        if self.epoch_end_reached:
+            return self.train_results
+        if self.eval_epoch_end_reached and not self.trainer.sanity_checking:
+            return self.eval_results
+        return None
 
     def get_callback_metrics(self) -> Dict[str, Tensor]:
         """``trainer.callback_metrics``, computed on access as Lightning does: inside a training batch it holds the
-        values logged so far in that batch; at the end of a training epoch it already holds the epoch values, so
-        callbacks and hooks in ``on_train_epoch_end`` can read (and monitor) them."""
-        if self.epoch_end_reached:
-            self.callback_metrics.update(self.train_results.metrics(on_step=False)["callback"])
+        values logged so far in that batch; once a training or evaluation epoch ends it already holds the epoch
+        values, so callbacks and hooks in ``on_*_epoch_end`` can read (and monitor) them."""
+        results = self._epoch_end_results()
+        if results is not None:
+            self.callback_metrics.update(results.metrics(on_step=False)["callback"])
         elif self.current is self.train_results and self.train_results.batch is not None:
             # inside a training batch: the values logged so far in this batch are visible right away
             self.callback_metrics.update(self.train_results.metrics(on_step=True)["callback"])
         return self.callback_metrics
+
+    def get_logged_metrics(self) -> Dict[str, Tensor]:
+        """``trainer.logged_metrics``: what went to the loggers, plus, read while a loop runs (Lightning computes
+        it on access), the step values logged so far in the current batch, or the epoch values once the epoch ended
+        (so its ``on_*_epoch_end`` hooks see them)."""
+        results = self._epoch_end_results()
+        if results is not None:
+            self.logged_metrics.update(_tensors(results.metrics(on_step=False)["log"]))
+        elif self.current is not None and self.current.batch is not None and not self.trainer.sanity_checking:
+            self.logged_metrics.update(_tensors(self.current.metrics(on_step=True)["log"]))
+        return self.logged_metrics
 
     # ------------------------------------------------------------------------------------------- self.log entry
     def log(self, module, fx: Optional[str], name: str, value, *, prog_bar, logger, on_step, on_epoch, reduce_fx,
@@ -64,6 +90,9 @@ class LoggerConnector:
             return
         if not isinstance(name, str):
             raise TypeError(f"`self.log()` expects the name to be a string, got {type(name).__name__}: {name!r}")
+        if "/dataloader_idx_" in name:
+            raise MisconfigurationException(f"You called `self.log` with the key `{name}` but it should not contain "
+                                            "information about `dataloader_idx`")
         if fx not in _RULES:
             check_logging(fx, True, True)  # raises, naming the hook
         if self.current is None:
@@ -108,8 +137,8 @@ class LoggerConnector:
         if isinstance(value, dict):
             raise ValueError(f"`self.log({name}, {value})` was called, but nested dicts are not supported; use "
                              "`self.log_dict` for a flat dict of values")
-        raise ValueError(f"`self.log({name}, {value!r})` was called, but `{type(value).__name__}` values are not "
-                         "supported: log a number, a one-element tensor or a Metric")
+        raise ValueError(f"`self.log({name}, {value})` was called, but `{type(value).__name__}` values cannot be "
+                         "logged. Log a number, a one-element tensor or a Metric.")
 
     @staticmethod
     def _find_metric_attribute(module, metric, name: str) -> str:
@@ -160,6 +189,12 @@ class LoggerConnector:
         self.eval_results.batch_size = None
         self.eval_results.dataloader_idx = dataloader_idx if self.num_eval_dataloaders > 1 else None
 
+    def eval_epoch_end(self) -> None:
+        """The loaders are done: epoch values become visible, and what the epoch-end hooks log belongs to no loader."""
+        self.eval_epoch_end_reached = True
+        self.eval_results.dataloader_idx = None
+        self.eval_results.batch = None
+
     def on_eval_batch_end(self, step: int, sanity: bool) -> None:
         metrics = self.eval_results.metrics(on_step=True)
         if not sanity:
@@ -171,8 +206,12 @@ class LoggerConnector:
 
     def on_eval_end(self, step: int, sanity: bool) -> List[Dict[str, float]]:
         """Publish the evaluation epoch values; return one dict of them per dataloader."""
-        metrics = self.eval_results.metrics(on_step=False, sync=self.trainer.strategy.reduce_number)
+        sync = self.trainer.strategy.reduce_number
+        metrics = self.eval_results.metrics(on_step=False, sync=sync)
+        per_loader = [self.eval_results.metrics(on_step=False, sync=sync, dataloader_idx=idx)
+                      for idx in range(self.num_eval_dataloaders)] if self.num_eval_dataloaders > 1 else []
         self.eval_results.reset_epoch()
+        self.eval_epoch_end_reached = False
         self.current = self.train_results if self.trainer.training else None
         if sanity:
             return []
@@ -180,13 +219,11 @@ class LoggerConnector:
         self.progress_bar_metrics.update(metrics["pbar"])
         if metrics["log"]:
             self.log_metrics(metrics["log"], step)
-        logged = _to_float_dict(metrics["log"])
-        results = []
-        for idx in range(self.num_eval_dataloaders):
-            suffix = f"/dataloader_idx_{idx}"
-            results.append({k: v for k, v in logged.items()
-                            if self.num_eval_dataloaders == 1 or k.endswith(suffix) or "/dataloader_idx_" not in k})
-        return results
+        if self.num_eval_dataloaders == 1:
+            return [_to_float_dict(metrics["log"])]
+        # one dict per loader: its own keys (suffixed or not) and those logged outside any loader
+        return [_to_float_dict({k: v for k, v in metrics["log"].items() if k in own["log"]})
+                for own in (per_loader[idx] for idx in range(self.num_eval_dataloaders))]
 
     def train_results_state(self) -> Dict[str, Any]:
         return self.train_results.state_dict()
@@ -200,7 +237,7 @@ class LoggerConnector:
         metrics = dict(metrics)
         trainer = self.trainer
         user_step = metrics.pop("step", None)
-        self.logged_metrics.update(metrics)
+        self.logged_metrics.update(_tensors(metrics))
         if not trainer.loggers or not trainer.is_global_zero:
             return
         scalars = _to_float_dict(metrics)
@@ -219,5 +256,6 @@ class LoggerConnector:
         self.train_results = ResultCollection(training=True)
         self.eval_results = None
         self.current = None
+        self.epoch_end_reached = self.eval_epoch_end_reached = False
         self._meta_cache = {}
 

@@ -21,14 +21,17 @@ _REDUCE_ALIASES = {"mean": "mean", "avg": "mean", "sum": "sum", "max": "max", "m
 
 
 def _normalize_reduce_fx(reduce_fx) -> str:
+    """Lightning's spellings: ``"mean"``/``"avg"``/``"sum"``/``"max"``/``"min"`` in any case, or the reduction
+    function itself (``em.sum``, the builtin ``max``, ...)."""
     if callable(reduce_fx):
         name = getattr(reduce_fx, "__name__", "")
         name = {"amax": "max", "amin": "min"}.get(name, name)
     else:
-        name = reduce_fx
+        name = reduce_fx.lower() if isinstance(reduce_fx, str) else reduce_fx
     if name not in _REDUCE_ALIASES:
-        raise MisconfigurationException(f"Only `self.log(..., reduce_fx={{min,max,mean,sum}})` are supported, got "
-                                        f"reduce_fx={reduce_fx!r}")
+        raise MisconfigurationException("Only `self.log(..., reduce_fx={min,max,mean,sum})` are supported. If you "
+                                        "need a custom reduction, please log a `Metric` instead. Found: "
+                                        f"{reduce_fx!r}")
     return _REDUCE_ALIASES[name]
 
 
@@ -181,11 +184,14 @@ class ResultCollection(dict):
                 and not meta.is_metric else 1
         result.update(value, batch_size)
 
-    def metrics(self, on_step: bool, sync=None) -> Dict[str, Dict[str, Any]]:
-        """The values to publish: ``{"log": ..., "pbar": ..., "callback": ...}`` for the step or the epoch."""
+    def metrics(self, on_step: bool, sync=None, dataloader_idx=None) -> Dict[str, Dict[str, Any]]:
+        """The values to publish: ``{"log": ..., "pbar": ..., "callback": ...}`` for the step or the epoch; with
+        ``dataloader_idx``, only that loader's keys and those logged outside any loader (epoch-end hooks)."""
         out = {"log": {}, "pbar": {}, "callback": {}}
         for result in self.values():
             meta = result.meta
+            if dataloader_idx is not None and meta.dataloader_idx not in (None, dataloader_idx):
+                continue
             if on_step:
                 if not meta.on_step or not result.has_step:
                     continue
@@ -202,9 +208,11 @@ class ResultCollection(dict):
             forked = name + suffix if meta.forked else name
             if meta.logger:
                 out["log"][forked] = value
-            if meta.prog_bar:
-                out["pbar"][forked] = value
-            if not meta.rank_zero_only:  # rank-zero-only values can't be monitored: other ranks lack them
+            if meta.prog_bar:  # the progress bar shows numbers: Python floats, as in Lightning
+                out["pbar"][forked] = value.item() if isinstance(value, Tensor) else float(value)
+            # rank-zero-only values can't be monitored (other ranks lack them); evaluation step values are not
+            # monitored at all (Lightning), so they never linger in callback_metrics after the epoch
+            if not meta.rank_zero_only and (self.training or not on_step):
                 out["callback"][name] = value
                 if meta.forked:
                     out["callback"][forked] = value

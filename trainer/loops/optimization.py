@@ -12,8 +12,10 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ...core.tensor import Tensor
-from ..call import call_callback_hooks, call_module_hook
+from ..call import call_hook, call_module_hook, module_overrides
 from ..exceptions import MisconfigurationException
+from .loop import Loop
+from .signature import step_args
 
 __all__ = ["AutomaticOptimization", "ManualOptimization", "step_output_to_dict"]
 
@@ -49,19 +51,58 @@ def step_output_to_dict(output, loss: Optional[Tensor]) -> Dict[str, Any]:
     return {"loss": loss.detach()} if loss is not None else {}
 
 
-class AutomaticOptimization:
-    """Runs one batch in automatic optimization, for one optimizer (or each, Lightning 1.x style)."""
+class _OptimizationLoop(Loop):
+    """What both optimization flows share: the calls around ``optimizer.step`` and the raw step outputs."""
+
+    _fields = ("optimizer_steps",)
 
     def __init__(self, trainer):
-        self.trainer = trainer
-        self.optimizer_steps = 0  # global_step in automatic mode
+        super().__init__(trainer)
+        self.optimizer_steps = 0
+        self.raw_outputs = []  # what training_step(_end) returned this batch, for 1.x ``training_epoch_end``
+
+    def training_step(self, batch, batch_idx: int, optimizer_idx: Optional[int] = None):
+        """``training_step`` with the arguments its signature takes (then the 1.x ``training_step_end``)."""
+        trainer = self.trainer
+        output = call_module_hook(trainer, "training_step",
+                                  *step_args(trainer.lightning_module.training_step, batch, batch_idx,
+                                             optimizer_idx=optimizer_idx))
+        if module_overrides(trainer, "training_step_end"):
+            output = call_module_hook(trainer, "training_step_end", output)
+        self.raw_outputs.append(output)
+        return output
+
+    def before_optimizer_step(self, optimizer) -> None:
+        """After the closure, before the update: ``on_before_optimizer_step`` (callbacks, then the module)."""
+        call_hook(self.trainer, "on_before_optimizer_step", optimizer)
+
+    def after_optimizer_step(self) -> None:
+        """After an ``optimizer.step`` made through a ``LightningOptimizer``."""
+
+
+class AutomaticOptimization(_OptimizationLoop):
+    """Runs one batch in automatic optimization, for one optimizer (or each, Lightning 1.x style)."""
+
+    _fields = ("optimizer_steps", "zero_grad_calls")
+
+    def __init__(self, trainer):
+        super().__init__(trainer)
         self.zero_grad_calls = 0
 
-    def run(self, batch, batch_idx: int, should_step: bool, window_start: bool) -> Dict[str, Any]:
+    def before_optimizer_step(self, optimizer) -> None:
+        """``on_before_optimizer_step``, then ``configure_gradient_clipping`` with the Trainer's clipping flags."""
+        super().before_optimizer_step(optimizer)
+        trainer = self.trainer
+        call_module_hook(trainer, "configure_gradient_clipping", optimizer, trainer.gradient_clip_val,
+                         trainer.gradient_clip_algorithm)
+
+    def run(self, batch, batch_idx: int, should_step: bool, window_start: bool,
+            multi: bool = False) -> Dict[str, Any]:
+        """Optimize on ``batch``; ``multi`` is the 1.x ``training_step(batch, batch_idx, optimizer_idx)`` form."""
         trainer = self.trainer
         module = trainer.lightning_module
         optimizers = trainer.optimizers
-        multi = trainer._training_step_takes_optimizer_idx
+        self.raw_outputs = []
         if not multi and len(optimizers) > 1:
             raise MisconfigurationException(
                 "Training with multiple optimizers is only supported with manual optimization. Set "
@@ -69,13 +110,15 @@ class AutomaticOptimization:
                 "`opt1, opt2, ... = self.optimizers()` (or declare `training_step(self, batch, batch_idx, "
                 "optimizer_idx)` for the Lightning 1.x behaviour)")
         if not optimizers:
-            return self._run_without_optimizer(batch, batch_idx)
+            closure = _Closure(self, None, batch, batch_idx, None, False)
+            closure()
+            return closure.result_dict
         result: Dict[str, Any] = {}
         for opt_idx, optimizer in enumerate(optimizers):
-            args = (batch, batch_idx, opt_idx) if multi else (batch, batch_idx)
-            if multi and len(optimizers) > 1:
+            toggle = multi and len(optimizers) > 1
+            if toggle:
                 module.toggle_optimizer(optimizer)
-            closure = _Closure(self, optimizer, args, batch_idx, window_start)
+            closure = _Closure(self, optimizer, batch, batch_idx, opt_idx if multi else None, window_start)
             if should_step:
                 lightning_opt = trainer.strategy._lightning_optimizers[opt_idx]
                 call_module_hook(trainer, "optimizer_step", trainer.current_epoch, batch_idx, lightning_opt, closure)
@@ -86,45 +129,33 @@ class AutomaticOptimization:
                                   "for this batch. Call `optimizer.step(closure=optimizer_closure)`.")
             else:
                 closure()
-            if multi and len(optimizers) > 1:
+            if toggle:
                 module.untoggle_optimizer(optimizer)
             result = closure.result_dict
         return result
-
-    def _run_without_optimizer(self, batch, batch_idx):
-        closure = _Closure(self, None, (batch, batch_idx), batch_idx, False)
-        closure()
-        return closure.result_dict
-
-    def state_dict(self) -> Dict[str, Any]:
-        return {"optimizer_steps": self.optimizer_steps, "zero_grad_calls": self.zero_grad_calls}
-
-    def load_state_dict(self, state: Dict[str, Any]) -> None:
-        self.optimizer_steps = state.get("optimizer_steps", 0)
-        self.zero_grad_calls = state.get("zero_grad_calls", 0)
 
 
 class _Closure:
     """training_step + zero_grad + backward, callable (repeatedly, for LBFGS) by ``optimizer.step``."""
 
-    def __init__(self, loop: AutomaticOptimization, optimizer, args, batch_idx: int, window_start: bool):
+    def __init__(self, loop: AutomaticOptimization, optimizer, batch, batch_idx: int, optimizer_idx,
+                 window_start: bool):
         self.loop = loop
         self.optimizer = optimizer
-        self.args = args
+        self.batch = batch
         self.batch_idx = batch_idx
+        self.optimizer_idx = optimizer_idx
         self.window_start = window_start
         self.called = False
         self.result_dict: Dict[str, Any] = {}
 
     def __call__(self):
         self.called = True
-        trainer = self.loop.trainer
+        loop = self.loop
+        trainer = loop.trainer
         module = trainer.lightning_module
-        output = call_module_hook(trainer, "training_step", *self.args)
-        if trainer._module_overrides("training_step_end"):
-            output = call_module_hook(trainer, "training_step_end", output)
+        output = loop.training_step(self.batch, self.batch_idx, self.optimizer_idx)
         loss = _extract_loss(output, "training_step")
-        trainer._collect_training_output(output)
         if loss is None:
             warnings.warn("`training_step` returned `None`. If this was on purpose, ignore this warning...")
             self.result_dict = step_output_to_dict(output, None)
@@ -132,29 +163,25 @@ class _Closure:
         self.result_dict = step_output_to_dict(output, loss)
         if self.window_start and self.optimizer is not None:
             lightning_opt = trainer.strategy._lightning_optimizers[trainer.optimizers.index(self.optimizer)]
-            call_callback_hooks(trainer, "on_before_zero_grad", lightning_opt)
-            call_module_hook(trainer, "on_before_zero_grad", lightning_opt)
+            call_hook(trainer, "on_before_zero_grad", lightning_opt)
             call_module_hook(trainer, "optimizer_zero_grad", trainer.current_epoch, self.batch_idx, lightning_opt)
-            self.loop.zero_grad_calls += 1
+            loop.zero_grad_calls += 1
         k = trainer.accumulate_grad_batches
         trainer.strategy.backward(module, loss / k if k > 1 else loss)
         return loss
 
 
-class ManualOptimization:
+class ManualOptimization(_OptimizationLoop):
     """Runs one batch in manual optimization: ``training_step`` steps the optimizers itself."""
 
-    def __init__(self, trainer):
-        self.trainer = trainer
-        self.optimizer_steps = 0  # global_step in manual mode counts every optimizer step
+    def after_optimizer_step(self) -> None:
+        """Every ``optimizer.step`` counts towards ``global_step`` in manual optimization."""
+        self.optimizer_steps += 1
 
-    def run(self, batch, batch_idx: int) -> Dict[str, Any]:
-        trainer = self.trainer
-        args = (batch, batch_idx, 0) if trainer._training_step_takes_optimizer_idx else (batch, batch_idx)
-        output = call_module_hook(trainer, "training_step", *args)
-        if trainer._module_overrides("training_step_end"):
-            output = call_module_hook(trainer, "training_step_end", output)
-        trainer._collect_training_output(output)
+    def run(self, batch, batch_idx: int, multi: bool = False) -> Dict[str, Any]:
+        """Call ``training_step``; return what ``on_train_batch_end`` receives."""
+        self.raw_outputs = []
+        output = self.training_step(batch, batch_idx, 0 if multi else None)
         if isinstance(output, Tensor):
             return {"loss": output.detach()}
         if isinstance(output, dict):
@@ -163,10 +190,3 @@ class ManualOptimization:
                 out["loss"] = out["loss"].detach()
             return out
         return {}
-
-    def state_dict(self) -> Dict[str, Any]:
-        return {"optimizer_steps": self.optimizer_steps}
-
-    def load_state_dict(self, state: Dict[str, Any]) -> None:
-        self.optimizer_steps = state.get("optimizer_steps", 0)
-

@@ -2,23 +2,34 @@
 from __future__ import annotations
 
 import math
+import time
+import warnings
 from typing import Any, Dict, Optional
 
-from ..call import call_callback_hooks, call_module_hook
+from ..call import call_hook, call_module_hook, module_overrides
 from ..exceptions import MisconfigurationException
 from ..states import RunningStage
+from ..utilities.combined_loader import CombinedLoader
 from .evaluation_loop import EvaluationLoop
+from .loop import Loop
 from .optimization import AutomaticOptimization, ManualOptimization
 from .progress import BatchProgress
+from .schedulers import update_lr_schedulers
 
 __all__ = ["TrainingEpochLoop"]
 
+_NO_BATCH = object()
 
-class TrainingEpochLoop:
+
+class TrainingEpochLoop(Loop):
     """One pass over the training loader (or until ``max_steps``, early stop, or ``on_train_batch_start`` -> -1)."""
 
+    _progress = ("batch_progress",)
+    _children = ("automatic_optimization", "manual_optimization", "val_loop")
+    _fields = ("_batches_that_stepped", "_total_batch_idx", "_val_pending", "_stepped_after_val")
+
     def __init__(self, trainer):
-        self.trainer = trainer
+        super().__init__(trainer)
         self.batch_progress = BatchProgress()
         self.automatic_optimization = AutomaticOptimization(trainer)
         self.manual_optimization = ManualOptimization(trainer)
@@ -29,14 +40,29 @@ class TrainingEpochLoop:
         self._loader_state: Optional[Dict[str, Any]] = None
         self._current_batch_stepped = False
         self._val_pending = False
+        self._stepped_after_val = 0  # a resumed pending validation logs at the step before its batch is counted
+        self._last_val_time = 0.0
+        self._prefetched = False  # an unsized loader is read one batch ahead to know which batch is the last
+        self._multi_optimizer_step = False  # 1.x ``training_step(batch, batch_idx, optimizer_idx)``
 
     # -------------------------------------------------------------------------------------------------- status
     @property
+    def optimization(self):
+        """The optimization loop of the running module (automatic or manual)."""
+        module = self.trainer.lightning_module
+        if module is not None and not module.automatic_optimization:
+            return self.manual_optimization
+        return self.automatic_optimization
+
+    @property
     def global_step(self) -> int:
         """Optimizer steps so far (every ``optimizer.step`` in manual mode)."""
-        if self.trainer.lightning_module is not None and not self.trainer.lightning_module.automatic_optimization:
-            return self.manual_optimization.optimizer_steps
-        return self.automatic_optimization.optimizer_steps
+        return self.optimization.optimizer_steps
+
+    @property
+    def batches_that_stepped(self) -> int:
+        """Batches that stepped an optimizer: the logger's step (Lightning's ``_batches_that_stepped``)."""
+        return self._batches_that_stepped
 
     @property
     def batch_idx(self) -> int:
@@ -44,22 +70,30 @@ class TrainingEpochLoop:
         return self.batch_progress.current.ready - 1
 
     def max_steps_reached(self) -> bool:
+        """True once ``global_step`` reached ``Trainer(max_steps=...)``."""
         max_steps = self.trainer.max_steps
         return max_steps != -1 and self.global_step >= max_steps
 
-    def _num_ready_batches_reached(self) -> bool:
+    def num_ready_batches_reached(self) -> bool:
+        """True when the epoch's last batch has been fetched."""
         return self.batch_progress.current.ready >= self.trainer.num_training_batches or \
             self.batch_progress.is_last_batch
 
     @property
     def done(self) -> bool:
+        """True when the epoch must end."""
         if self.max_steps_reached() or self._stop_epoch:
             return True
         if self.batch_progress.current.ready >= self.trainer.num_training_batches:
             return True
-        if self.trainer.should_stop and self.trainer.fit_loop._can_stop_early:
+        if self.trainer.should_stop and self.trainer.fit_loop.can_stop_early:
             return True
         return False
+
+    @property
+    def stopped_by_batch_start(self) -> bool:
+        """True when ``on_train_batch_start`` returned -1 and so ended this epoch."""
+        return self._stop_epoch
 
     def _should_accumulate(self, batch_idx: int, is_last_batch: bool) -> bool:
         k = self.trainer.accumulate_grad_batches
@@ -68,49 +102,63 @@ class TrainingEpochLoop:
     # --------------------------------------------------------------------------------------------------- epoch
     def run(self, loader) -> None:
         """Run the rest of the current epoch over ``loader`` (restored mid-epoch if a checkpoint said so)."""
-        trainer = self.trainer
         restarting = self.batch_progress.current.completed > 0
         if not restarting:
             self.batch_progress.reset_on_run()
         self._stop_epoch = False
+        self._multi_optimizer_step = _step_takes_optimizer_idx(self.trainer.lightning_module)
         if restarting and self._loader_state is not None and hasattr(loader, "load_state_dict"):
             loader.load_state_dict(self._loader_state)
         elif restarting and hasattr(loader, "__len__") and not hasattr(loader, "load_state_dict"):
-            import warnings
             warnings.warn("You're resuming from a checkpoint that ended before the epoch ended and your dataloader is "
                           "not resumable (no `state_dict`): the epoch restarts from its first batch.")
         self._loader_state = None
         if self._val_pending:
             self._val_pending = False
-            trainer._run_validation_in_fit()
-        limit = trainer.num_training_batches
+            self.run_validation(zero_grad=True)
+            self._batches_that_stepped += self._stepped_after_val
+            self._stepped_after_val = 0
         if self.done:
             return  # resumed after the epoch's last batch: nothing left to fetch (and no RNG to consume)
+        limit = self.trainer.num_training_batches
+        lookahead = limit == math.inf  # an unsized loader: read one batch ahead to see the end coming
         iterator = iter(loader)
+        if isinstance(loader, CombinedLoader):  # it yields (batch, batch_idx, dataloader_idx)
+            iterator = (batch for batch, _, _ in iterator)
+        profiler = self.trainer.profiler
+        upcoming = _next(iterator, profiler) if lookahead else _NO_BATCH
         while not self.done:
             batch_idx = self.batch_progress.current.ready
-            try:
-                with trainer.profiler.profile("[_TrainingEpochLoop].train_dataloader_next"):  # Lightning's name
-                    batch = next(iterator)
-            except StopIteration:
-                self.batch_progress.is_last_batch = True
-                break
-            is_last = (batch_idx + 1 >= limit) if limit != math.inf else False
+            if lookahead:
+                batch = upcoming
+                if batch is _NO_BATCH:
+                    break
+                upcoming = _next(iterator, profiler)
+                self._prefetched = upcoming is not _NO_BATCH
+                is_last = not self._prefetched
+            else:
+                batch = _next(iterator, profiler)
+                if batch is _NO_BATCH:
+                    self.batch_progress.is_last_batch = True
+                    break
+                is_last = batch_idx + 1 >= limit
             self.batch_progress.is_last_batch = is_last
             self._advance(batch, batch_idx, is_last)
+        self._prefetched = False
         del iterator  # an abandoned worker iterator shuts its workers down
-        if self.batch_progress.current.ready == 0 and trainer.num_training_batches > 0 and not self._stop_epoch:
-            raise MisconfigurationException("The training dataloader yielded no batches")
+        if self.batch_progress.current.ready == 0 and 0 < limit < math.inf and not self._stop_epoch:
+            raise MisconfigurationException("The training dataloader yielded no batches although it reported "
+                                            f"{limit} batches: check its `__len__` and `__iter__`")
 
     def _advance(self, batch, batch_idx: int, is_last: bool) -> None:
         trainer = self.trainer
         module = trainer.lightning_module
+        connector = trainer.logger_connector
         self.batch_progress.increment_ready()
-        trainer._logger_connector.on_train_batch_start(batch)
+        connector.on_train_batch_start(batch)
         with trainer.profiler.profile(f"[Strategy]{type(trainer.strategy).__name__}.batch_to_device"):
             batch = trainer.strategy.batch_to_device(batch, dataloader_idx=0)
-        call_callback_hooks(trainer, "on_train_batch_start", batch, batch_idx)
-        response = call_module_hook(trainer, "on_train_batch_start", batch, batch_idx)
+        response = call_hook(trainer, "on_train_batch_start", batch, batch_idx)
         if response == -1:
             self.batch_progress.increment_processed()
             self._stop_epoch = True
@@ -121,75 +169,86 @@ class TrainingEpochLoop:
             if automatic:
                 should_step = not self._should_accumulate(batch_idx, is_last)
                 window_start = batch_idx % trainer.accumulate_grad_batches == 0
-                outputs = self.automatic_optimization.run(batch, batch_idx, should_step, window_start)
+                loop = self.automatic_optimization
+                outputs = loop.run(batch, batch_idx, should_step, window_start, multi=self._multi_optimizer_step)
             else:
                 should_step = True
-                outputs = self.manual_optimization.run(batch, batch_idx)
+                loop = self.manual_optimization
+                outputs = loop.run(batch, batch_idx, multi=self._multi_optimizer_step)
+        trainer.fit_loop.collect_training_outputs(loop.raw_outputs)
         self._current_batch_stepped = should_step
         self.batch_progress.increment_processed()
-        if automatic and should_step:
-            self._update_lr_schedulers("step", batch_idx, plateau=False)
-            if is_last:
-                self._update_lr_schedulers("epoch", batch_idx, plateau=False)
-        call_callback_hooks(trainer, "on_train_batch_end", outputs, batch, batch_idx)
-        call_module_hook(trainer, "on_train_batch_end", outputs, batch, batch_idx)
+        if should_step:
+            update_lr_schedulers(trainer, "step", batch_idx + 1)
+        if is_last:
+            update_lr_schedulers(trainer, "epoch", trainer.current_epoch + 1)
+        call_hook(trainer, "on_train_batch_end", outputs, batch, batch_idx)
         self.batch_progress.increment_completed()
-        # Lightning's logging step: batches that stepped an optimizer, counted before this one is added
-        every = trainer.log_every_n_steps
-        should_log = should_step and (
-            (every > 0 and (self._batches_that_stepped + 1) % every == 0) or trainer.should_stop
-            or bool(trainer.fast_dev_run))
-        trainer._logger_connector.on_train_batch_end(should_log, self._batches_that_stepped)
-        # validation inside the epoch
-        if self._should_check_val(batch_idx, is_last):
-            trainer._run_validation_in_fit()
-            if automatic:
-                self._update_lr_schedulers("step", batch_idx, plateau=True)
+        connector.on_train_batch_end(self._should_log(should_step), self._batches_that_stepped)
+        if self.should_check_val(batch_idx, is_last):
+            self.run_validation(zero_grad=should_step or not automatic)
+        if should_step:  # plateau schedulers step after the metrics they monitor are logged (and validated)
+            update_lr_schedulers(trainer, "step", batch_idx + 1, plateau=True)
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
 
-    def _should_check_val(self, batch_idx: int, is_last: bool) -> bool:
+    def _should_log(self, should_step: bool) -> bool:
+        """Lightning's logging step: batches that stepped an optimizer, counted before this one is added."""
         trainer = self.trainer
-        if not trainer._validation_enabled():
+        every = trainer.log_every_n_steps
+        return should_step and ((every > 0 and (self._batches_that_stepped + 1) % every == 0) or trainer.should_stop
+                                or bool(trainer.fast_dev_run))
+
+    # ---------------------------------------------------------------------------------------------- validation
+    def validation_enabled(self) -> bool:
+        """Validation runs inside fit: a val source exists, ``limit_val_batches`` is not 0, and the module has a
+        ``validation_step``."""
+        trainer = self.trainer
+        module = trainer.lightning_module
+        return trainer.data_connector.has_loaders("val") and trainer.limit_val_batches != 0 and \
+            getattr(module, "validation_step", None) is not None and module_overrides(trainer, "validation_step")
+
+    def should_check_val_epoch(self) -> bool:
+        """Whether this epoch validates (``check_val_every_n_epoch``)."""
+        every = self.trainer.check_val_every_n_epoch
+        return self.validation_enabled() and (every is None or (self.trainer.current_epoch + 1) % every == 0)
+
+    def should_check_val(self, batch_idx: int, is_last: bool) -> bool:
+        """Whether validation runs after batch ``batch_idx`` (``val_check_interval``, epoch end, early stop)."""
+        trainer = self.trainer
+        if not self.should_check_val_epoch():
             return False
         every = trainer.check_val_every_n_epoch
-        if every is not None and (trainer.current_epoch + 1) % every != 0:
-            return False
-        if trainer.should_stop and trainer.fit_loop._can_stop_early:
+        if trainer.should_stop and trainer.fit_loop.can_stop_early:
             return True
+        seconds = trainer.fit_loop.val_check_seconds
+        if seconds is not None:  # a time-based interval: validate once that much time has passed since the last
+            return time.monotonic() - self._last_val_time >= seconds
         vcb = trainer.val_check_batch
+        if is_last and vcb == math.inf:
+            return True
         if vcb == math.inf:
-            return is_last
+            return False
         current = self._total_batch_idx if every is None else batch_idx
         return (current + 1) % vcb == 0
 
-    # ------------------------------------------------------------------------------------------------ schedulers
-    def _update_lr_schedulers(self, interval: str, batch_idx: int, plateau: bool) -> None:
+    def run_validation(self, zero_grad: bool) -> None:
+        """Validate inside fit; ``zero_grad`` is False inside an accumulation window, whose gradients must stay."""
         trainer = self.trainer
-        for config in trainer.lr_scheduler_configs:
-            if config.interval != interval or config.reduce_on_plateau != plateau:
-                continue
-            current = (batch_idx if interval == "step" else trainer.current_epoch) + 1
-            if current % config.frequency != 0:
-                continue
-            metric = None
-            if config.reduce_on_plateau:
-                metric = trainer.callback_metrics.get(config.monitor)
-                if metric is None:
-                    if config.strict:
-                        available = sorted(k for k in trainer.callback_metrics)
-                        raise MisconfigurationException(
-                            f"ReduceLROnPlateau conditioned on metric {config.monitor} which is not available. "
-                            f"Available metrics are: {available}. Condition can be set using `monitor` key in lr "
-                            "scheduler dict")
-                    import warnings
-                    warnings.warn(f"ReduceLROnPlateau conditioned on metric {config.monitor} which is not "
-                                  "available but strict is set to `False`. Skipping learning rate update.",
-                                  RuntimeWarning)
-                    continue
-                metric = metric.item() if hasattr(metric, "item") else float(metric)
-            call_module_hook(trainer, "lr_scheduler_step", config.scheduler, metric)
+        val_loop = self.val_loop
+        val_loop.setup_data()  # before the zero_grad hook, as in Lightning
+        if zero_grad:
+            call_module_hook(trainer, "on_validation_model_zero_grad")
+        val_loop.run(RunningStage.VALIDATING)
+        self.restart_val_clock()
+        trainer.state.stage = RunningStage.TRAINING
+        connector = trainer.logger_connector
+        connector.current = connector.train_results
+
+    def restart_val_clock(self) -> None:
+        """Start the period of a time-based ``val_check_interval`` (at train start and after each validation)."""
+        self._last_val_time = time.monotonic()
 
     # -------------------------------------------------------------------------------------------------- state
     def state_dict(self) -> Dict[str, Any]:
@@ -199,39 +258,49 @@ class TrainingEpochLoop:
         counts that batch as finished: its optimizer step happened, so resuming must continue with the next one
         (running first the validation that was due after it).
         """
-        progress = self.batch_progress.state_dict()
-        stepped, total_idx = self._batches_that_stepped, self._total_batch_idx
-        val_pending = False
+        state = super().state_dict()
         bp = self.batch_progress
+        progress, own = state["batch_progress"], state["state_dict"]
         if bp.current.processed > bp.current.completed:
             for tracker in (progress["current"], progress["total"]):
                 tracker["ready"] = tracker["started"] = tracker["completed"] = tracker["processed"]
-            stepped += 1 if self._current_batch_stepped else 0
-            total_idx += 1
-            val_pending = self._should_check_val(self.batch_idx, bp.is_last_batch)
-        loader = self.trainer.train_dataloader
+            stepped = 1 if self._current_batch_stepped else 0
+            own["_total_batch_idx"] += 1
+            own["_val_pending"] = self.should_check_val(self.batch_idx, bp.is_last_batch)
+            if own["_val_pending"]:  # as in Lightning, the batch counts for the logger after its validation
+                own["_stepped_after_val"] = stepped
+            else:
+                own["_batches_that_stepped"] += stepped
+        state["dataloader_state"] = self._dataloader_state(progress, bp)
+        return state
+
+    def _dataloader_state(self, progress, bp) -> Optional[Dict[str, Any]]:
+        loader = self.trainer.fit_loop.train_dataloader
         mid_epoch = progress["current"]["completed"] > 0 and not bp.is_last_batch
         loader_state = loader.state_dict() if mid_epoch and hasattr(loader, "state_dict") else None
-        if loader_state and bp.current.ready > bp.current.processed and loader_state.get("epoch_in_progress"):
-            # saved between fetching a batch and processing it (e.g. on an exception): that batch runs again
-            loader_state["num_yielded"] -= 1
-        return {
-            "batch_progress": progress,
-            "automatic_optimization": self.automatic_optimization.state_dict(),
-            "manual_optimization": self.manual_optimization.state_dict(),
-            "val_loop": self.val_loop.state_dict(),
-            "state_dict": {"_batches_that_stepped": stepped, "_total_batch_idx": total_idx,
-                           "_val_pending": val_pending},
-            "dataloader_state": loader_state,
-        }
+        if loader_state and loader_state.get("epoch_in_progress"):
+            # batches fetched but not run yet run again on resume: one fetched but unprocessed (saved on an
+            # exception), one read ahead from an unsized loader
+            unrun = (1 if bp.current.ready > bp.current.processed else 0) + (1 if self._prefetched else 0)
+            if unrun and "num_yielded" in loader_state:
+                loader_state["num_yielded"] -= unrun
+        return loader_state
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
-        self.batch_progress.load_state_dict(state["batch_progress"])
-        self.automatic_optimization.load_state_dict(state.get("automatic_optimization", {}))
-        self.manual_optimization.load_state_dict(state.get("manual_optimization", {}))
-        self.val_loop.load_state_dict(state.get("val_loop", {}))
-        inner = state.get("state_dict", {})
-        self._batches_that_stepped = inner.get("_batches_that_stepped", 0)
-        self._total_batch_idx = inner.get("_total_batch_idx", 0)
-        self._val_pending = inner.get("_val_pending", False)
+        """Restore the counters and remember the loader position for the resumed epoch."""
+        super().load_state_dict(state)
         self._loader_state = state.get("dataloader_state")
+
+
+def _next(iterator, profiler):
+    """The next batch, or ``_NO_BATCH`` at the end, timed as Lightning's ``train_dataloader_next`` action."""
+    with profiler.profile("[_TrainingEpochLoop].train_dataloader_next"):
+        try:
+            return next(iterator)
+        except StopIteration:
+            return _NO_BATCH
+
+
+def _step_takes_optimizer_idx(module) -> bool:
+    from ..module import _step_takes_optimizer_idx as takes
+    return takes(module)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from ...core.tensor import Tensor
-from ..call import call_callback_hooks, call_module_hook
+from ..call import call_hook, call_module_hook
 from ..exceptions import MisconfigurationException
 from ..utilities import apply_to_collection
 
@@ -74,26 +74,35 @@ class Strategy:
 
     def setup_optimizers(self, trainer) -> None:
         """Call ``configure_optimizers`` and wrap the optimizers for manual optimization."""
-        from ..optimizer import LightningOptimizer, configure_optimizers
+        from ..optimizer import LightningOptimizer, configure_optimizers, validate_scheduler_api
         module = trainer.lightning_module
         if not module.automatic_optimization and not _overrides_configure_optimizers(module):
             output = None
             optimizers, configs = [], []
         else:
             output = call_module_hook(trainer, "configure_optimizers")
-            optimizers, configs = configure_optimizers(output)
+            optimizers, configs = configure_optimizers(output, automatic=module.automatic_optimization)
+            validate_scheduler_api(configs, module)
         trainer.optimizers = optimizers
         trainer.lr_scheduler_configs = configs
         self._lightning_optimizers = [LightningOptimizer(o, trainer) for o in optimizers]
 
+    def set_lr_scheduler(self, index: int, scheduler) -> None:
+        """Install ``scheduler`` (stepped every epoch) as scheduler ``index``; callbacks such as SWA use this."""
+        from ..optimizer import LRSchedulerConfig
+        configs = self.trainer.lr_scheduler_configs
+        config = LRSchedulerConfig(scheduler)
+        if index < len(configs):
+            configs[index] = config
+        else:
+            configs.append(config)
+
     def backward(self, module, loss: Tensor, *args: Any, **kwargs: Any) -> None:
         """``on_before_backward`` -> ``module.backward`` -> ``on_after_backward``."""
         trainer = self.trainer
-        call_callback_hooks(trainer, "on_before_backward", loss)
-        call_module_hook(trainer, "on_before_backward", loss)
+        call_hook(trainer, "on_before_backward", loss)
         call_module_hook(trainer, "backward", loss, *args, **kwargs)
-        call_callback_hooks(trainer, "on_after_backward")
-        call_module_hook(trainer, "on_after_backward")
+        call_hook(trainer, "on_after_backward")
 
     # collectives (identity with one process)
     def barrier(self, name: Optional[str] = None) -> None:

@@ -1,13 +1,15 @@
-"""Small helpers for the training layer: mapping over batches, moving them, and inferring their batch size."""
+"""Helpers for the training layer: ``CombinedLoader``, mapping over batches, moving them, and inferring their
+batch size. Also importable as ``ember.utilities`` (Lightning's ``lightning.pytorch.utilities``)."""
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-from ..core.tensor import Tensor
+from ...core.tensor import Tensor
+from .combined_loader import CombinedLoader
 
-__all__ = ["apply_to_collection", "move_data_to_device", "extract_batch_size", "rank_zero_warn", "rank_zero_info"]
+__all__ = ["CombinedLoader", "apply_to_collection", "move_data_to_device", "extract_batch_size", "rank_zero_warn", "rank_zero_info"]
 
 
 def apply_to_collection(data: Any, dtype, function: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -27,7 +29,7 @@ def apply_to_collection(data: Any, dtype, function: Callable, *args: Any, **kwar
 
 def move_data_to_device(batch: Any, device) -> Any:
     """Move every tensor of ``batch`` to ``device`` (tensors already there are returned as they are)."""
-    from ..core.device import device as device_cls
+    from ...core.device import device as device_cls
     target = device if isinstance(device, device_cls) else device_cls(device)
 
     def move(t):
