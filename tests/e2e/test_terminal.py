@@ -32,7 +32,9 @@ def run_in_terminal(tmp_path, columns, *argv):
            "HOME": str(tmp_path), "LANG": "C.UTF-8"}  # the tmux server's environment is not pytest's
     exports = "".join(f"export {k}='{v}'\n" for k, v in env.items())
     command = " ".join([sys.executable, "-m", "ember", *argv])
-    script.write_text(f"#!/bin/sh\n{exports}cd '{ROOT}'\n{command}\necho EXIT-CODE-$?\n")
+    # COLUMNS/LINES can reach the pane from the process that started the tmux server (they do under pytest) and
+    # would pin the size Python reads; a person's terminal reports its real size
+    script.write_text(f"#!/bin/sh\nunset COLUMNS LINES\n{exports}cd '{ROOT}'\n{command}\necho EXIT-CODE-$?\n")
     script.chmod(0o755)
     _tmux(socket, "new-session", "-d", "-s", "t", "-x", str(columns), "-y", "50", str(script))
     _tmux(socket, "set-option", "-t", "t", "remain-on-exit", "on")
@@ -73,6 +75,6 @@ def test_trainer_fit_in_a_terminal_shows_live_metrics_and_a_clean_final_screen(t
     top = [i for i, line in enumerate(lines) if "Test metric" in line]
     assert len(top) == 1, final
     i = top[0]
-    rule = "-" * 80
+    rule = "─" * columns  # Lightning's rules: box-drawing characters as wide as the terminal
     assert lines[i - 1] == rule and lines[i + 1] == rule and lines[i + 4] == rule, final
     assert re.fullmatch(r" +test_acc +0\.\d+", lines[i + 2]) and re.fullmatch(r" +test_loss +\d\.\d+", lines[i + 3])
