@@ -9,6 +9,8 @@ import errno
 import os
 from typing import Any, Dict, Optional
 
+from .saving import CHECKPOINT_HYPER_PARAMS_KEY
+
 __all__ = ["save_checkpoint", "load_checkpoint", "load_module_from_checkpoint", "CheckpointError"]
 
 
@@ -57,7 +59,7 @@ def load_module_from_checkpoint(cls, checkpoint_path, strict: Optional[bool] = N
                                 map_location=None):
     """Instantiate ``cls`` from the checkpoint's hyperparameters (``overrides`` win), then load the weights."""
     checkpoint = load_checkpoint(checkpoint_path, map_location=map_location)
-    hparams = dict(checkpoint.get("hyper_parameters", {}))
+    hparams = dict(checkpoint.get(CHECKPOINT_HYPER_PARAMS_KEY, {}))
     hparams.update(overrides or {})
     try:
         obj = cls(**hparams)
@@ -77,7 +79,7 @@ def load_module_from_checkpoint(cls, checkpoint_path, strict: Optional[bool] = N
 def load_datamodule_from_checkpoint(cls, checkpoint_path, overrides=None, map_location=None):
     """Instantiate a LightningDataModule from the checkpoint's datamodule hyperparameters and state."""
     checkpoint = load_checkpoint(checkpoint_path, map_location=map_location)
-    hparams = dict(checkpoint.get("datamodule_hyper_parameters", {}))
+    hparams = dict(checkpoint.get("datamodule_" + CHECKPOINT_HYPER_PARAMS_KEY, {}))
     hparams.update(overrides or {})
     obj = cls(**hparams)
     state = checkpoint.get(cls.__qualname__)

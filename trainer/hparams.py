@@ -5,6 +5,8 @@ import copy
 import inspect
 from typing import Any, Iterable, Optional
 
+from . import saving
+
 __all__ = ["AttributeDict", "HyperparametersMixin"]
 
 
@@ -58,7 +60,12 @@ def _init_args_of(start, obj) -> Optional[dict]:
 
 
 class HyperparametersMixin:
-    """Adds ``save_hyperparameters()``, ``hparams`` and ``hparams_initial``."""
+    """Adds ``save_hyperparameters()``, ``hparams`` and ``hparams_initial``, and Lightning's checkpoint key names
+    (``CHECKPOINT_HYPER_PARAMS_KEY``, ...)."""
+
+    CHECKPOINT_HYPER_PARAMS_KEY = saving.CHECKPOINT_HYPER_PARAMS_KEY
+    CHECKPOINT_HYPER_PARAMS_NAME = saving.CHECKPOINT_HYPER_PARAMS_NAME
+    CHECKPOINT_HYPER_PARAMS_TYPE = saving.CHECKPOINT_HYPER_PARAMS_TYPE
 
     __jit_unused_properties__ = ["hparams", "hparams_initial"]
 

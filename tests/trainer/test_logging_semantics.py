@@ -226,3 +226,21 @@ def test_test_prints_the_table(capsys):
     quiet_trainer().test(Model(), _loader(8))
     out = capsys.readouterr().out
     assert "Test metric" in out and "0.25" in out and "─" * 10 in out
+
+
+# ------------------------------------------------------------------------- 4. hparams YAML helpers and key constants
+def test_hparams_yaml_helpers_and_checkpoint_key_constants(tmp_path):
+    from argparse import Namespace
+
+    from ember.trainer.saving import (CHECKPOINT_HYPER_PARAMS_KEY, load_hparams_from_yaml, save_hparams_to_yaml)
+    path = tmp_path / "hparams.yaml"
+    save_hparams_to_yaml(path, Namespace(lr=0.1, layers=[2, 3], name=None))
+    assert load_hparams_from_yaml(path, use_omegaconf=False) == {"lr": 0.1, "layers": [2, 3], "name": None}
+    with pytest.warns(UserWarning, match="Missing Tags"):
+        assert load_hparams_from_yaml(tmp_path / "none.yaml") == {}
+    assert em.LightningModule.CHECKPOINT_HYPER_PARAMS_KEY == CHECKPOINT_HYPER_PARAMS_KEY == "hyper_parameters"
+    assert em.LightningDataModule.CHECKPOINT_HYPER_PARAMS_NAME == "hparams_name"
+    trainer = quiet_trainer(max_epochs=1)
+    trainer.fit(Classifier(lr=0.25), _loader(8))
+    trainer.save_checkpoint(tmp_path / "m.ckpt")
+    assert em.load(tmp_path / "m.ckpt")[CHECKPOINT_HYPER_PARAMS_KEY]["lr"] == 0.25
