@@ -122,12 +122,12 @@ class CheckpointConnector:
             checkpoint["rng_states"] = capture_rng_states()
             checkpoint["results"] = trainer._logger_connector.train_results_state()
         if getattr(module, "_hparams", None):
-            checkpoint[CHECKPOINT_HYPER_PARAMS_NAME] = "hparams"
+            checkpoint[CHECKPOINT_HYPER_PARAMS_NAME] = getattr(module, "_hparams_name", "kwargs")
             checkpoint[CHECKPOINT_HYPER_PARAMS_KEY] = dict(module._hparams)
         dm = trainer.datamodule
         if dm is not None:
             if getattr(dm, "_hparams", None):
-                checkpoint["datamodule_" + CHECKPOINT_HYPER_PARAMS_NAME] = "hparams"
+                checkpoint["datamodule_" + CHECKPOINT_HYPER_PARAMS_NAME] = getattr(dm, "_hparams_name", "kwargs")
                 checkpoint["datamodule_" + CHECKPOINT_HYPER_PARAMS_KEY] = dict(dm._hparams)
             dm_state = dm.state_dict()
             if dm_state:
