@@ -18,6 +18,7 @@ import numpy as np
 
 from .call import call_hook, call_callback_hooks, call_module_hook
 from .exceptions import MisconfigurationException
+from .saving import CHECKPOINT_HYPER_PARAMS_KEY, CHECKPOINT_HYPER_PARAMS_NAME
 from .states import TrainerFn
 
 __all__ = ["CheckpointConnector", "capture_rng_states", "restore_rng_states"]
@@ -121,13 +122,13 @@ class CheckpointConnector:
             checkpoint["rng_states"] = capture_rng_states()
             checkpoint["results"] = trainer._logger_connector.train_results_state()
         if getattr(module, "_hparams", None):
-            checkpoint["hparams_name"] = "hparams"
-            checkpoint["hyper_parameters"] = dict(module._hparams)
+            checkpoint[CHECKPOINT_HYPER_PARAMS_NAME] = getattr(module, "_hparams_name", "kwargs")
+            checkpoint[CHECKPOINT_HYPER_PARAMS_KEY] = dict(module._hparams)
         dm = trainer.datamodule
         if dm is not None:
             if getattr(dm, "_hparams", None):
-                checkpoint["datamodule_hparams_name"] = "hparams"
-                checkpoint["datamodule_hyper_parameters"] = dict(dm._hparams)
+                checkpoint["datamodule_" + CHECKPOINT_HYPER_PARAMS_NAME] = getattr(dm, "_hparams_name", "kwargs")
+                checkpoint["datamodule_" + CHECKPOINT_HYPER_PARAMS_KEY] = dict(dm._hparams)
             dm_state = dm.state_dict()
             if dm_state:
                 checkpoint[type(dm).__qualname__] = dm_state

@@ -9,6 +9,8 @@ import errno
 import os
 from typing import Any, Dict, Optional
 
+from .saving import CHECKPOINT_HYPER_PARAMS_KEY, CHECKPOINT_HYPER_PARAMS_NAME
+
 __all__ = ["save_checkpoint", "load_checkpoint", "load_module_from_checkpoint", "CheckpointError"]
 
 
@@ -53,11 +55,22 @@ def load_checkpoint(filepath, map_location=None) -> Dict[str, Any]:
     return checkpoint
 
 
+def _init_kwargs(cls, checkpoint: Dict[str, Any], prefix: str) -> Dict[str, Any]:
+    """The ``__init__`` keyword arguments of the saved hyperparameters: as they are, or, when they were one config
+    object (``save_hyperparameters(cfg)``), under that argument's name (Lightning's ``hparams_name``)."""
+    import inspect
+    hparams = dict(checkpoint.get(prefix + CHECKPOINT_HYPER_PARAMS_KEY, {}))
+    name = checkpoint.get(prefix + CHECKPOINT_HYPER_PARAMS_NAME)
+    if name and name != "kwargs" and name in inspect.signature(cls.__init__).parameters:
+        return {name: hparams}
+    return hparams
+
+
 def load_module_from_checkpoint(cls, checkpoint_path, strict: Optional[bool] = None, overrides=None,
                                 map_location=None):
     """Instantiate ``cls`` from the checkpoint's hyperparameters (``overrides`` win), then load the weights."""
     checkpoint = load_checkpoint(checkpoint_path, map_location=map_location)
-    hparams = dict(checkpoint.get("hyper_parameters", {}))
+    hparams = _init_kwargs(cls, checkpoint, "")
     hparams.update(overrides or {})
     try:
         obj = cls(**hparams)
@@ -77,7 +90,7 @@ def load_module_from_checkpoint(cls, checkpoint_path, strict: Optional[bool] = N
 def load_datamodule_from_checkpoint(cls, checkpoint_path, overrides=None, map_location=None):
     """Instantiate a LightningDataModule from the checkpoint's datamodule hyperparameters and state."""
     checkpoint = load_checkpoint(checkpoint_path, map_location=map_location)
-    hparams = dict(checkpoint.get("datamodule_hyper_parameters", {}))
+    hparams = _init_kwargs(cls, checkpoint, "datamodule_")
     hparams.update(overrides or {})
     obj = cls(**hparams)
     state = checkpoint.get(cls.__qualname__)

@@ -5,6 +5,8 @@ import copy
 import inspect
 from typing import Any, Iterable, Optional
 
+from . import saving
+
 __all__ = ["AttributeDict", "HyperparametersMixin"]
 
 
@@ -58,7 +60,12 @@ def _init_args_of(start, obj) -> Optional[dict]:
 
 
 class HyperparametersMixin:
-    """Adds ``save_hyperparameters()``, ``hparams`` and ``hparams_initial``."""
+    """Adds ``save_hyperparameters()``, ``hparams`` and ``hparams_initial``, and Lightning's checkpoint key names
+    (``CHECKPOINT_HYPER_PARAMS_KEY``, ...)."""
+
+    CHECKPOINT_HYPER_PARAMS_KEY = saving.CHECKPOINT_HYPER_PARAMS_KEY
+    CHECKPOINT_HYPER_PARAMS_NAME = saving.CHECKPOINT_HYPER_PARAMS_NAME
+    CHECKPOINT_HYPER_PARAMS_TYPE = saving.CHECKPOINT_HYPER_PARAMS_TYPE
 
     __jit_unused_properties__ = ["hparams", "hparams_initial"]
 
@@ -77,6 +84,10 @@ class HyperparametersMixin:
         if len(args) == 1 and not isinstance(args[0], str):
             value = args[0]
             hp = dict(vars(value)) if hasattr(value, "__dict__") and not isinstance(value, dict) else dict(value)
+            # the __init__ argument that holds this config: load_from_checkpoint passes the config back through it
+            init_args = _init_args_of(frame or inspect.currentframe().f_back, self) or {}
+            names = [k for k, v in init_args.items() if v is value]
+            self._hparams_name = names[0] if names else None
         else:
             init_args = _init_args_of(frame or inspect.currentframe().f_back, self)
             if init_args is None:
@@ -90,6 +101,7 @@ class HyperparametersMixin:
                 hp = {a: init_args[a] for a in args}
             else:
                 hp = init_args
+            self._hparams_name = "kwargs" if hp else None
         hp = {k: v for k, v in hp.items() if k not in ignore and not k.startswith("__")}
         self._set_hparams(hp)
         self._hparams_initial = copy.deepcopy(self._hparams)

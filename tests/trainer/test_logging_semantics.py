@@ -226,3 +226,58 @@ def test_test_prints_the_table(capsys):
     quiet_trainer().test(Model(), _loader(8))
     out = capsys.readouterr().out
     assert "Test metric" in out and "0.25" in out and "─" * 10 in out
+
+
+# ------------------------------------------------------------------------- 4. hparams YAML helpers and key constants
+def test_hparams_yaml_helpers_and_checkpoint_key_constants(tmp_path):
+    from argparse import Namespace
+
+    from ember.trainer.saving import (CHECKPOINT_HYPER_PARAMS_KEY, load_hparams_from_yaml, save_hparams_to_yaml)
+    path = tmp_path / "hparams.yaml"
+    save_hparams_to_yaml(path, Namespace(lr=0.1, layers=[2, 3], name=None))
+    assert load_hparams_from_yaml(path, use_omegaconf=False) == {"lr": 0.1, "layers": [2, 3], "name": None}
+    with pytest.warns(UserWarning, match="Missing Tags"):
+        assert load_hparams_from_yaml(tmp_path / "none.yaml") == {}
+    assert em.LightningModule.CHECKPOINT_HYPER_PARAMS_KEY == CHECKPOINT_HYPER_PARAMS_KEY == "hyper_parameters"
+    assert em.LightningDataModule.CHECKPOINT_HYPER_PARAMS_NAME == "hparams_name"
+    trainer = quiet_trainer(max_epochs=1)
+    trainer.fit(Classifier(lr=0.25), _loader(8))
+    trainer.save_checkpoint(tmp_path / "m.ckpt")
+    assert em.load(tmp_path / "m.ckpt")[CHECKPOINT_HYPER_PARAMS_KEY]["lr"] == 0.25
+
+
+def test_a_config_object_of_hyperparameters_round_trips_through_a_checkpoint(tmp_path):
+    from argparse import Namespace
+
+    from ember.core import nn
+
+    class Configured(em.LightningModule):
+        def __init__(self, cfg):
+            super().__init__()
+            self.save_hyperparameters(cfg)
+            self.layer = nn.Linear(4, 2)
+
+        def training_step(self, batch, batch_idx):
+            return nn.functional.cross_entropy(self.layer(batch[0]), batch[1])
+
+        def configure_optimizers(self):
+            return em.optim.SGD(self.parameters(), lr=self.hparams.lr)
+
+    class ConfiguredData(em.LightningDataModule):
+        def __init__(self, config):
+            super().__init__()
+            self.save_hyperparameters(config)
+
+        def train_dataloader(self):
+            return _loader(8)
+
+    cfg = {"lr": 0.1, "optimizer": {"name": "sgd", "betas": [0.9, 0.99]}}
+    trainer = quiet_trainer(max_epochs=1)
+    trainer.fit(Configured(Namespace(**cfg)), datamodule=ConfiguredData({"batch": 8, "nested": {"a": 1}}))
+    trainer.save_checkpoint(tmp_path / "c.ckpt")
+    checkpoint = em.load(tmp_path / "c.ckpt")
+    assert checkpoint["hparams_name"] == "cfg" and checkpoint["datamodule_hparams_name"] == "config"
+    model = Configured.load_from_checkpoint(tmp_path / "c.ckpt")
+    assert dict(model.hparams) == cfg
+    data = ConfiguredData.load_from_checkpoint(tmp_path / "c.ckpt")
+    assert dict(data.hparams) == {"batch": 8, "nested": {"a": 1}}

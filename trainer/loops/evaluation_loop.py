@@ -5,7 +5,7 @@ import math
 from typing import Any, Dict, List
 
 from ...core.autograd.grad_mode import no_grad
-from ..call import call_hook, call_module_hook, is_overridden, module_overrides
+from ..call import call_hook, call_module_hook, module_overrides
 from ..states import RunningStage, TrainerFn
 from .loop import Loop
 from .module_mode import ModuleMode
@@ -97,7 +97,7 @@ class EvaluationLoop(Loop):
         connector = trainer.logger_connector
         connector.on_eval_start(n_loaders)
         self.batch_progress.reset_on_run()
-        collect = is_overridden(f"{name}_epoch_end", module, _lightning_module_cls())
+        collect = module_overrides(trainer, f"{name}_epoch_end")
         outputs: List[List[Any]] = [[] for _ in self._loaders]
         self._module_mode.capture(module)
         call_module_hook(trainer, f"on_{name}_model_eval")
@@ -157,8 +157,3 @@ class EvaluationLoop(Loop):
 def _has_step(trainer, name: str) -> bool:
     module = trainer.lightning_module
     return getattr(module, name, None) is not None and module_overrides(trainer, name)
-
-
-def _lightning_module_cls():
-    from ..module import LightningModule
-    return LightningModule
