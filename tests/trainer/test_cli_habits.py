@@ -117,7 +117,8 @@ def test_default_env_reads_subcommand_variables_under_the_command_line(project, 
                    save_config_callback=None)
     assert cli.trainer.max_epochs == 2  # the command line wins
     monkeypatch.setenv("PL_TRAINER__MAX_EPOCHS", "4")
-    assert EmberCLI(args=["bare.yaml"], run=False).trainer.max_epochs == 1000  # without default_env: ignored
+    # without default_env: ignored (max_epochs stays None until fit resolves it, as in Lightning)
+    assert EmberCLI(args=["bare.yaml"], run=False).trainer.max_epochs is None
     # a whole config from PL_FIT__CONFIG, under the single keys (as in jsonargparse); with run=False the
     # variables have no subcommand part
     monkeypatch.setenv("PL_FIT__CONFIG", "config.yaml")
@@ -148,7 +149,7 @@ def test_pl_trainer_variables_are_trainer_defaults(monkeypatch):
     class MyTrainer(em.Trainer):
         pass
 
-    assert MyTrainer(enable_progress_bar=False).max_epochs == 1000  # a subclass reads PL_MYTRAINER_* instead
+    assert MyTrainer(enable_progress_bar=False).max_epochs is None  # a subclass reads PL_MYTRAINER_* instead
     monkeypatch.setenv("PL_MYTRAINER_MAX_EPOCHS", "7")
     assert MyTrainer(enable_progress_bar=False).max_epochs == 7
 
