@@ -58,9 +58,6 @@ class SaveConfigCallback(Callback):
         from ... import __version__
         from .config_files import dump_config
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(dump_config(self.config, header=f"ember=={__version__}"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        from ...core.serialization import atomic_write
+        text = dump_config(self.config, header=f"ember=={__version__}").encode("utf-8")
+        atomic_write(path, lambda fh: fh.write(text))
