@@ -482,8 +482,10 @@ class Trainer:
         return cached
 
     def _call_and_handle_interrupt(self, fn, *args):
+        from ..core.autograd import set_detect_anomaly
         try:
-            result = fn(*args)
+            with set_detect_anomaly(self._detect_anomaly):  # as Lightning: the flag covers the whole run
+                result = fn(*args)
             self.state.status = TrainerStatus.FINISHED
             self.state.stage = None
             return result
