@@ -136,7 +136,12 @@ class _ScriptLauncher:
                         "above")
         return None
 
-    def reap(self, wait: float = 60.0) -> None:
+    # After rank 0 failed (e.g. a collective timed out at T because a rank hung), the children get this long to
+    # fail too before they are stopped, so the job ends within T + 10 s; after a success they get FINISH_WAIT.
+    FAILURE_GRACE = 5.0
+    FINISH_WAIT = 60.0
+
+    def reap(self, wait: Optional[float] = None) -> None:
         """At exit: release the peers, let the children finish, stop any that do not, report failures."""
         from ...core import distributed as dist
         from ...core.distributed.launch import stop_workers
@@ -144,6 +149,8 @@ class _ScriptLauncher:
         from ...core.distributed.process_group import _destroy
         if dist.is_initialized():  # children waiting on rank 0 fail at once instead of at their timeout
             _destroy(None, graceful=not self.parent_failed)
+        if wait is None:
+            wait = self.FAILURE_GRACE if self.parent_failed else self.FINISH_WAIT
         deadline = time.monotonic() + wait
         while any(p.poll() is None for p in self.procs) and time.monotonic() < deadline:
             time.sleep(0.05)
