@@ -5,6 +5,7 @@ import math
 from typing import Any, Dict, Optional
 
 from ..call import call_callback_hooks, call_module_hook
+from ..checkpoint_connector import snapshot_rng_states
 from ..exceptions import MisconfigurationException
 from ..states import RunningStage
 from .evaluation_loop import EvaluationLoop
@@ -20,6 +21,7 @@ class TrainingEpochLoop:
     def __init__(self, trainer):
         self.trainer = trainer
         self.batch_progress = BatchProgress()
+        self.batch_start_rng: Optional[tuple] = None  # see interrupted_batch_rng_states
         self.automatic_optimization = AutomaticOptimization(trainer)
         self.manual_optimization = ManualOptimization(trainer)
         self.val_loop = EvaluationLoop(trainer, RunningStage.VALIDATING)
@@ -104,6 +106,7 @@ class TrainingEpochLoop:
     def _advance(self, batch, batch_idx: int, is_last: bool) -> None:
         trainer = self.trainer
         module = trainer.lightning_module
+        self.batch_start_rng = snapshot_rng_states()  # an exception checkpoint written mid-batch resumes from here
         self.batch_progress.increment_ready()
         trainer._logger_connector.on_train_batch_start(batch)
         batch = trainer.strategy.batch_to_device(batch, dataloader_idx=0)
@@ -145,6 +148,7 @@ class TrainingEpochLoop:
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
+        trainer.signal_connector.at_safe_point(training_done=self.done)
 
     def _should_check_val(self, batch_idx: int, is_last: bool) -> bool:
         trainer = self.trainer
@@ -189,6 +193,11 @@ class TrainingEpochLoop:
             call_module_hook(trainer, "lr_scheduler_step", config.scheduler, metric)
 
     # -------------------------------------------------------------------------------------------------- state
+    def interrupted_batch_rng_states(self) -> Optional[tuple]:
+        """The RNG snapshot of the start of the batch in progress, if a batch was fetched but not processed."""
+        bp = self.batch_progress
+        return self.batch_start_rng if bp.current.ready > bp.current.processed else None
+
     def state_dict(self) -> Dict[str, Any]:
         """The loop state as of the end of the last processed batch.
 
