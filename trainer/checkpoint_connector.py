@@ -64,7 +64,14 @@ class CheckpointConnector:
 
     # --------------------------------------------------------------------------------------------- ckpt_path
     def resolve_ckpt_path(self, ckpt_path, fn: TrainerFn) -> Optional[str]:
-        """Lightning's rules: a path, ``"last"`` (a warning, not an error, if none exists) or ``"best"``."""
+        """Lightning's rules: a path, ``"last"`` (a warning, not an error, if none exists) or ``"best"``.
+
+        A fit restarted by ``ember-run --max-restarts`` (``TORCHELASTIC_RESTART_COUNT`` > 0) without a ``ckpt_path``
+        resumes from the newest ``last.ckpt``, as if ``ckpt_path="last"`` had been given.
+        """
+        if ckpt_path is None and fn == TrainerFn.FITTING and os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") \
+                not in ("", "0") and self.trainer.checkpoint_callbacks:
+            ckpt_path = "last"
         if ckpt_path is None:
             return None
         trainer = self.trainer

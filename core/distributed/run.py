@@ -43,6 +43,10 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--standalone", action="store_true", help="accepted for torchrun compatibility")
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds the other ranks get to exit after one fails, before they are stopped")
+    # restart behaviour (issue 18): torchrun's elastic restart of the whole group
+    parser.add_argument("--max-restarts", "--max_restarts", type=int, default=0,
+                        help="restart the whole group up to this many times when a rank fails (torchrun's "
+                             "elastic restart); the Trainer then resumes from the newest last.ckpt (default: 0)")
     parser.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
     parser.add_argument("--no-python", "--no_python", action="store_true",
                         help="run the command directly instead of through the Python interpreter")
@@ -62,6 +66,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     if str(args.nnodes) not in ("1", "1:1"):
         parser.error(f"--nnodes={args.nnodes}: ember-run starts processes on one machine. For several machines "
                      "launch with mpiexec or srun (backend 'mpi'): mpiexec -n N python train.py")
+    if args.max_restarts < 0:
+        parser.error(f"--max-restarts={args.max_restarts}: expected 0 or more")
     if args.module and args.no_python:
         parser.error("--module and --no-python cannot be used together")
     return args
@@ -119,23 +125,45 @@ def _command(args) -> List[str]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point of ``ember-run``; returns (and exits with) the job's exit code."""
+    """Entry point of ``ember-run``; returns (and exits with) the job's exit code.
+
+    With ``--max-restarts N``, a failed group is stopped and started again (all ranks, on a new rendezvous) up to
+    ``N`` times, as torchrun does; the workers see the attempt in ``TORCHELASTIC_RESTART_COUNT``, and the Trainer
+    then resumes from the newest ``last.ckpt`` (``ckpt_path="last"``).
+    """
     args = parse_args(argv)
-    n = args.nproc_per_node
-    port = args.master_port or free_port()
-    run_id = new_run_id()
-    cmd = _command(args)
-    procs, tails = [], []
     stopping = {"signal": None}
 
     def on_signal(signum, frame):
         stopping["signal"] = signum
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for attempt in range(args.max_restarts + 1):
+            code, summary = _run_group(args, attempt, stopping)
+            if code == 0 or stopping["signal"] is not None or attempt == args.max_restarts:
+                break
+            sys.stderr.write(f"ember-run: {summary}; restarting the group ({attempt + 1} of "
+                             f"{args.max_restarts} restarts)\n")
+            sys.stderr.flush()
+        return code
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _run_group(args, attempt: int, stopping) -> "tuple[int, str]":
+    """Start the workers once and wait for them; returns ``(exit code, one-line failure summary)``."""
     import subprocess
+    n = args.nproc_per_node
+    port = args.master_port or free_port()
+    run_id = new_run_id()
+    cmd = _command(args)
+    procs, tails = [], []
+    base = dict(os.environ, TORCHELASTIC_RESTART_COUNT=str(attempt), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts))
     try:
         for rank in range(n):
-            env = worker_env(os.environ, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
+            env = worker_env(base, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
                              master_addr=args.master_addr, master_port=port, run_id=run_id)
             p = start_worker(cmd, env, stderr=subprocess.PIPE)
             procs.append(p)
@@ -159,10 +187,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             t.join()
         if stopping["signal"] is not None:
             sys.stderr.write(f"ember-run: received signal {stopping['signal']}, stopped the {n} workers\n")
-            return 128 + int(stopping["signal"])
+            return 128 + int(stopping["signal"]), "stopped by a signal"
         failed = [i for i, p in enumerate(procs) if p.returncode != 0]
         if not failed:
-            return 0
+            return 0, ""
         failed.sort(key=lambda i: exit_times.get(i, float("inf")))
         root = next((i for i in failed if not tails[i].secondary()), failed[0])
         code = procs[root].returncode
@@ -177,12 +205,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             sys.stderr.write(f"Error of rank {root}:\n{tb}\n")
         sys.stderr.write("=" * 80 + "\n")
         sys.stderr.flush()
-        return code if code > 0 else 1
+        return (code if code > 0 else 1), f"rank {root} failed with {reason}"
     finally:
         stop_workers(procs, grace=1.0)
         remove_job_files(run_id)
-        for s, h in previous.items():
-            signal.signal(s, h)
 
 
 def _entry() -> None:  # pragma: no cover - console script
