@@ -1,6 +1,7 @@
 """Hostile configs for ``trainer fit``: alias bombs, huge and deep documents, binary and non-UTF-8 files, empty
 files, wrong types and classes of the wrong kind. Each ends in one line ``error: file:line: ...`` and exit code 2,
 without a traceback and without exhausting time or memory."""
+import copy
 import os
 import subprocess
 import sys
@@ -103,18 +104,17 @@ def test_duplicate_keys_are_still_refused_with_both_lines(project):
         load_file("d.yaml")
 
 
-def test_40000_key_configs_load_and_merge_in_linear_time(project):
-    text = "model:\n  class_path: model.Net\n  init_args:\n" + "".join(f"    k{i}: [{i}]\n" for i in range(40_000))
+@pytest.mark.slow
+def test_40000_key_config_loads_and_merges_faster_than_a_plain_yaml_safe_load(project):
+    text = "model:\n  class_path: Net\n  init_args:\n" + "".join(f"    k{i}: [{i}]\n" for i in range(40_000))
     (project / "big.yaml").write_text(text)
     start = time.perf_counter()
-    for _ in range(2):
-        yaml.safe_load(text)  # the reference: PyYAML reading the same text, measured in the same run
+    yaml.safe_load(text)  # the reference: PyYAML reading the same text, measured in the same run
     reference = time.perf_counter() - start
     start = time.perf_counter()
-    config, origins = {}, {}
-    for _ in range(2):  # two files setting the same 40,000 keys: the second merges key by key
-        data, where = load_file("big.yaml")
-        merge_into(config, origins, data, where)
+    data, where = load_file("big.yaml")
+    config, origins = copy.deepcopy(data), dict(where)
+    merge_into(config, origins, data, where)  # a second file setting the same 40,000 keys merges key by key
     ours = time.perf_counter() - start
     assert len(config["model"]["init_args"]) == 40_000 and origins[("model", "init_args", "k39999")] == "big.yaml:40003"
     assert ours < reference, (ours, reference)  # was ~100x slower (quadratic merge); now faster than safe_load
