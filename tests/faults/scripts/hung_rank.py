@@ -19,6 +19,7 @@ class Net(em.LightningModule):
 
     def training_step(self, batch, batch_idx):
         if batch_idx == 1 and self.global_rank == 1:
+            print(f"hung at {time.time()}", flush=True)
             time.sleep(3600)  # hung: never reaches the all-reduce
         x, y = batch
         return ((self.layer(x) - y) ** 2).mean()
