@@ -133,6 +133,9 @@ class SignalConnector:
             stop = trainer.strategy.reduce_boolean_decision(stop, all=False)
             self.received_sigterm = stop
         if stop and not training_done:
+            launcher = getattr(trainer.strategy, "_launcher", None)
+            if launcher is not None:  # the children stop with 143 too: that is not a worker failure to report
+                launcher.parent_failed = True
             raise SIGTERMException()
 
     def _save_and_requeue(self) -> None:
