@@ -152,6 +152,24 @@ def main(argv: Optional[List[str]] = None) -> int:
             signal.signal(s, h)
 
 
+# A preempted job (SIGTERM/SIGINT to ember-run) gives the workers this long to stop at a safe point and save,
+# as torchrun does, before their process groups are stopped.
+SIGNAL_GRACE = 30.0
+
+
+def _forward_and_wait(procs, signum: int) -> None:
+    """Pass the signal to each worker process itself (not to its DataLoader workers) and wait for them to exit."""
+    for p in procs:
+        if p.poll() is None:
+            try:
+                p.send_signal(signum)
+            except OSError:
+                pass
+    deadline = time.monotonic() + SIGNAL_GRACE
+    while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def _run_group(args, attempt: int, stopping) -> "tuple[int, str]":
     """Start the workers once and wait for them; returns ``(exit code, one-line failure summary)``."""
     import subprocess
@@ -182,6 +200,8 @@ def _run_group(args, attempt: int, stopping) -> "tuple[int, str]":
             if first_failure is not None and now - first_failure > args.grace:
                 break
             time.sleep(0.05)
+        if stopping["signal"] is not None:
+            _forward_and_wait(procs, stopping["signal"])
         stop_workers(procs)
         for t in tails:
             t.join()

@@ -54,6 +54,27 @@ def test_sigterm_on_one_ddp_rank_stops_every_rank_at_the_same_batch(tmp_path):
     assert em.load(tmp_path / "on_exception.ckpt")["global_step"] == 3
 
 
+@pytest.mark.slow
+def test_sigterm_to_ember_run_stops_the_workers_gracefully(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "ember.core.distributed.run", "--nproc-per-node", "2", SCRIPT,
+                             "ember-run", str(tmp_path)], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    waiting = {"rank 0 step 2", "rank 1 step 2"}
+    lines = []
+    for line in proc.stdout:  # event-driven: the signal goes out once both ranks are inside step 2
+        lines.append(line.strip())
+        waiting.discard(line.strip())
+        if not waiting:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    lines += out.splitlines()
+    assert proc.returncode == 143, err[-3000:]
+    assert sorted(line for line in lines if line.startswith("on_exception")) == [
+        "on_exception SIGTERMException rank 0 step 3", "on_exception SIGTERMException rank 1 step 3"]
+    assert em.load(tmp_path / "on_exception.ckpt")["global_step"] == 3
+
+
 def test_slurm_requeue_signal_saves_and_calls_scontrol(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
