@@ -1,5 +1,5 @@
-"""Rank 1 hangs in its second training step while rank 0 waits for it in the gradient all-reduce; the collective
-timeout is argv[1] seconds. Run as ``python hung_rank.py T`` (the Trainer's launcher starts rank 1)."""
+"""Rank argv[2] hangs in its second training step while the other waits for it in the gradient all-reduce; the
+collective timeout is argv[1] seconds. Run as ``python hung_rank.py T R`` (the Trainer's launcher starts rank 1)."""
 import sys
 import time
 from datetime import timedelta
@@ -18,7 +18,7 @@ class Net(em.LightningModule):
         self.layer = nn.Linear(3, 1)
 
     def training_step(self, batch, batch_idx):
-        if batch_idx == 1 and self.global_rank == 1:
+        if batch_idx == 1 and self.global_rank == int(sys.argv[2]):
             print(f"hung at {time.time()}", flush=True)
             time.sleep(3600)  # hung: never reaches the all-reduce
         x, y = batch
