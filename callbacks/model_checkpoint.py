@@ -199,6 +199,9 @@ class ModelCheckpoint(Checkpoint):
             raise NotADirectoryError(f"ModelCheckpoint: the checkpoint directory {dirpath!r} is an existing file; "
                                      "give `dirpath` a directory")
         self.dirpath = dirpath
+        if trainer.is_global_zero and os.path.isdir(dirpath):  # temp files of saves killed in an earlier run
+            from ..core.serialization import remove_stale_temp_files
+            remove_stale_temp_files(dirpath)
         if trainer.is_global_zero and stage == "fit" and self.save_top_k != 0 and os.path.isdir(dirpath) and \
                 any(name.endswith(self.FILE_EXTENSION) for name in os.listdir(dirpath)):
             warnings.warn(f"Checkpoint directory {dirpath} exists and is not empty.", UserWarning)

@@ -25,13 +25,15 @@ import io
 import json
 import math
 import os
+import socket
 import tempfile
 import zipfile
 from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["save", "load", "SerializationError", "is_ember_file", "MANIFEST", "FORMAT_VERSION"]
+__all__ = ["save", "load", "SerializationError", "is_ember_file", "atomic_write", "remove_stale_temp_files",
+           "MANIFEST", "FORMAT_VERSION"]
 
 MANIFEST = "ember/manifest.json"
 _DATA_DIR = "ember/data/"
@@ -146,77 +148,132 @@ class _Encoder:
                                      f"{array.dtype})")
 
 
+_MAX_DEPTH = 200  # nesting levels a manifest may have; real checkpoints use fewer than ten
+
+
 class _Decoder:
-    def __init__(self, read_array, map_location):
+    """Turns a parsed manifest back into Python objects, validating every entry.
+
+    Anything malformed (a wrong type, a negative size, an unknown tag, a reference to a missing array, nesting past
+    ``_MAX_DEPTH``) raises :class:`SerializationError` naming the file and the entry (``root['state_dict']...``).
+    """
+
+    def __init__(self, read_array, map_location, what, n_arrays):
         self._read_array = read_array
         self._map_location = map_location
+        self._what = what
+        self._n_arrays = n_arrays
         self._loaded = {}
 
-    def decode(self, node):
+    def error(self, path, problem):
+        return SerializationError(f"{self._what} is corrupted: manifest entry {path} {problem}")
+
+    def decode(self, node, path="root", depth=0):
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
+        if depth > _MAX_DEPTH:
+            raise self.error(path[:200] + "...", f"is nested more than {_MAX_DEPTH} levels deep")
+        if isinstance(node, dict) and "__tensor__" in node:
+            return self._tensor(node, path)
+        try:
+            return self._decode_container(node, path, depth + 1)
+        except SerializationError:
+            raise
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, RuntimeError,
+                MemoryError) as exc:
+            raise self.error(path, f"is malformed ({type(exc).__name__}: {exc})") from None
+
+    def _decode_container(self, node, path, depth):
         if isinstance(node, list):
-            return [self.decode(v) for v in node]
+            return [self.decode(v, f"{path}[{i}]", depth) for i, v in enumerate(node)]
         if not isinstance(node, dict):
-            raise SerializationError(f"unexpected JSON value of type {type(node).__name__} in the manifest")
-        if "__tensor__" in node:
-            return self._tensor(node)
+            raise self.error(path, f"has the unexpected JSON type {type(node).__name__}")
         if "__ndarray__" in node:
-            return self._array(node["__ndarray__"])
+            return self._array(node["__ndarray__"], path)
         if "__npscalar__" in node:
-            return self._read_array(node["__npscalar__"])[()]
-        if "__dict__" in node:
-            return {self._key(k): self.decode(v) for k, v in node["__dict__"]}
-        if "__odict__" in node:
-            out = OrderedDict((self._key(k), self.decode(v)) for k, v in node["__odict__"])
-            if "_metadata" in node:
-                out._metadata = self.decode(node["_metadata"])
+            return self._read_array(self._index(node["__npscalar__"], path))[()]
+        if "__dict__" in node or "__odict__" in node:
+            ordered = "__odict__" in node
+            out = OrderedDict() if ordered else {}
+            for item in self._list(node["__odict__" if ordered else "__dict__"], path):
+                if not isinstance(item, list) or len(item) != 2:
+                    raise self.error(path, "has a dict item that is not a [key, value] pair")
+                key = self._key(item[0], path, depth)
+                out[key] = self.decode(item[1], f"{path}[{key!r}]", depth)
+            if ordered and "_metadata" in node:
+                out._metadata = self.decode(node["_metadata"], f"{path}._metadata", depth)
             return out
         if "__tuple__" in node:
-            return tuple(self.decode(v) for v in node["__tuple__"])
+            return tuple(self.decode(v, f"{path}[{i}]", depth) for i, v in enumerate(self._list(node["__tuple__"],
+                                                                                                 path)))
         if "__float__" in node:
-            return float(node["__float__"])
+            return float(self._str(node["__float__"], path))
         if "__complex__" in node:
-            re, im = node["__complex__"]
-            return complex(self.decode(re), self.decode(im))
+            parts = self._list(node["__complex__"], path)
+            if len(parts) != 2 or not all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in parts):
+                raise self.error(path, "must hold [real, imag] numbers")
+            return complex(*parts)
         if "__bytes__" in node:
-            return base64.b64decode(node["__bytes__"])
+            return base64.b64decode(self._str(node["__bytes__"], path), validate=True)
         if "__set__" in node:
-            return {self._key(v) for v in node["__set__"]}
+            return {self._key(v, path, depth) for v in self._list(node["__set__"], path)}
         if "__frozenset__" in node:
-            return frozenset(self._key(v) for v in node["__frozenset__"])
+            return frozenset(self._key(v, path, depth) for v in self._list(node["__frozenset__"], path))
         if "__size__" in node:
             from .tensor import Size
-            return Size(node["__size__"])
+            dims = self._list(node["__size__"], path)
+            if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+                raise self.error(path, f"must list non-negative integer sizes, got {dims[:8]!r}")
+            return Size(dims)
         if "__dtype__" in node:
             from .dtypes import to_dtype
-            return to_dtype(node["__dtype__"])
+            return to_dtype(self._str(node["__dtype__"], path))
         if "__device__" in node:
             from .device import device
-            return device(node["__device__"])
-        raise SerializationError(f"unknown entry in the manifest: keys {sorted(node)}")
+            return device(self._str(node["__device__"], path))
+        raise self.error(path, f"has an unknown tag: keys {sorted(node)[:8]}")
 
-    def _key(self, node):
-        value = self.decode(node)
-        if isinstance(value, (list, set)):  # JSON arrays inside keys come back as lists: keys must be hashable
-            return tuple(value)
+    def _list(self, value, path):
+        if not isinstance(value, list):
+            raise self.error(path, f"must hold a JSON list, got {type(value).__name__}")
         return value
 
-    def _array(self, index):
+    def _str(self, value, path):
+        if not isinstance(value, str):
+            raise self.error(path, f"must hold a string, got {type(value).__name__}")
+        return value
+
+    def _index(self, value, path):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < self._n_arrays:
+            raise self.error(path, f"refers to array {value!r}, but the file has arrays 0..{self._n_arrays - 1}")
+        return value
+
+    def _key(self, node, path, depth):
+        value = self.decode(node, f"{path}<key>", depth)
+        if isinstance(value, (list, set)):  # JSON arrays inside keys come back as lists: keys must be hashable
+            value = tuple(value)
+        try:
+            hash(value)
+        except TypeError:
+            raise self.error(path, f"has a dict key of unhashable type {type(value).__name__}") from None
+        return value
+
+    def _array(self, index, path):
+        index = self._index(index, path)
         arr = self._loaded.get(("a", index))
         if arr is None:
             arr = self._loaded[("a", index)] = self._read_array(index)
         return arr
 
-    def _tensor(self, node):
-        index = node["__tensor__"]
+    def _tensor(self, node, path):
+        index = self._index(node["__tensor__"], path)
         t = self._loaded.get(("t", index))
         if t is not None:
             return t
         from .tensor import Tensor
         t = Tensor._make(self._read_array(index))
-        t = _apply_map_location(t, self._map_location)
-        if node.get("requires_grad") and t._data.dtype.kind in "fc":
+        t = _apply_map_location(t, self._map_location)  # outside the validation: a user callable's errors are theirs
+        if node.get("requires_grad") is True and t._data.dtype.kind in "fc":
             t.requires_grad_(True)
         self._loaded[("t", index)] = t
         return t
@@ -302,15 +359,81 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         f.flush()
 
 
+# ---------------------------------------------------------------------------------------------- atomic write
+# Temporary files are named ``.<target>.<host>.<pid>.<random>.ember-tmp`` so that a file left behind by a killed
+# writer can be recognised as ours, traced to its target and to its (dead) process, and removed by the next save.
+TEMP_SUFFIX = ".ember-tmp"
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "_") or "localhost"  # dots would make the name ambiguous
+
+
+def _temp_prefix(target_name: str) -> str:
+    return f".{target_name}.{_host()}.{os.getpid()}."
+
+
+def _temp_owner(name: str):
+    """``(target, host, pid)`` of an ember temp file name, or ``None`` if ``name`` is not one."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return None
+    parts = name[1:-len(TEMP_SUFFIX)].rsplit(".", 3)
+    if len(parts) != 4 or not parts[2].isdigit():
+        return None
+    target, host, pid, _ = parts
+    return target, host, int(pid)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists but belongs to someone else
+        return True
+    return True
+
+
+def remove_stale_temp_files(directory, target_name=None) -> list:
+    """Remove temporary files that an interrupted :func:`atomic_write` left in ``directory``.
+
+    Only ember temp files (``.<target>.<host>.<pid>.<random>.ember-tmp``) written on this host by a process that no
+    longer runs are removed, restricted to those of ``target_name`` when given; anything else, including a temp file
+    a live writer is still filling, is left alone. Returns the removed paths.
+    """
+    host = _host()
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        owner = _temp_owner(name)
+        if owner is None or owner[1] != host or (target_name is not None and owner[0] != target_name):
+            continue
+        if owner[2] == os.getpid() or _pid_alive(owner[2]):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            os.unlink(path)
+            removed.append(path)
+        except OSError:
+            pass
+    return removed
+
+
 def atomic_write(path, write) -> None:
     """Call ``write(binary_file)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``.
 
-    The one atomic write for user files: an interrupted write never leaves a half-written ``path``. The directory
-    must exist.
+    This is ember's one atomic write for every user file (checkpoints, ``em.save``, configs, logs): a crash at any
+    moment leaves either the old file or the new one, never a half-written one. Stale temporary files of the same
+    target left by killed writers are removed first (see :func:`remove_stale_temp_files`).
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    name = os.path.basename(path)
+    remove_stale_temp_files(directory, name)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(name), suffix=TEMP_SUFFIX, dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -380,13 +503,51 @@ def _open_zip(fileobj, what):
                                  f"cannot be read ({exc}). Was the save interrupted or the copy incomplete?") from None
 
 
-class _ArrayReader:
-    """Reads ``ember/data/<k>.npy`` members; for real files it reads the stored bytes straight into the array."""
+def _check_member(info, archive_size, what):
+    """Refuse members that could make a small file allocate a lot: compressed ones (ember never writes them, and a
+    deflated member can expand a thousandfold) and ones whose declared size does not fit in the archive."""
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise SerializationError(f"{what} is not a valid ember file: its member {info.filename} is compressed "
+                                 f"(zip method {info.compress_type}); ember never writes compressed members and "
+                                 "refuses to expand them (a small compressed file can expand to gigabytes)")
+    if info.file_size != info.compress_size or info.header_offset + info.file_size > archive_size:
+        raise SerializationError(f"{what} is corrupted: its member {info.filename} declares {info.file_size} bytes, "
+                                 f"more than the {archive_size}-byte file can hold")
 
-    def __init__(self, zf, raw, what):
+
+def _read_npy_header(fp, name, what):
+    """``(shape, fortran_order, dtype, count)`` of the ``.npy`` header at ``fp``'s position, validated."""
+    try:
+        version = np.lib.format.read_magic(fp)
+        readers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in readers:
+            raise ValueError(f"unsupported .npy format version {version}")
+        shape, fortran, dtype = readers[version](fp)
+    except (ValueError, SyntaxError, TypeError, EOFError) as exc:
+        raise SerializationError(f"{what} is corrupted: bad array header in {name} ({exc})") from None
+    if dtype.hasobject:
+        raise SerializationError(f"{what} contains an object array ({name}); object arrays need pickle and are "
+                                 f"refused: {_PICKLE_REFUSAL}")
+    if not all(isinstance(d, int) and d >= 0 for d in shape):
+        raise SerializationError(f"{what} is corrupted: the array header of {name} declares the shape {shape}")
+    count = 1
+    for d in shape:
+        count *= d
+    return shape, fortran, dtype, count
+
+
+class _ArrayReader:
+    """Reads ``ember/data/<k>.npy`` members, never allocating more than the member's actual size.
+
+    For real files the stored bytes are read straight into the array (checking the CRC-32 here); otherwise through
+    ``zipfile`` (which checks it).
+    """
+
+    def __init__(self, zf, raw, what, archive_size):
         self.zf = zf
         self.raw = raw  # a seekable binary file with a fileno, or None
         self.what = what
+        self.archive_size = archive_size
 
     def __call__(self, index):
         name = f"{_DATA_DIR}{int(index)}.npy"
@@ -395,16 +556,34 @@ class _ArrayReader:
         except KeyError:
             raise SerializationError(f"{self.what} is corrupted: the manifest refers to array {index} but the archive "
                                      f"has no {name}") from None
-        if info.compress_type == zipfile.ZIP_STORED and self.raw is not None:
-            arr = self._read_direct(info)
-            if arr is not None:
-                return arr
+        _check_member(info, self.archive_size, self.what)
         try:
+            if self.raw is not None:
+                return self._read_direct(info)
             with self.zf.open(info) as fp:
-                return np.lib.format.read_array(fp, allow_pickle=False)
-        except (ValueError, zipfile.BadZipFile, EOFError, OSError) as exc:
+                return self._read(fp, info, lambda header_len: None)
+        except (zipfile.BadZipFile, EOFError, OSError) as exc:
             raise SerializationError(f"{self.what} is truncated or corrupted: cannot read array {name} ({exc})") \
                 from None
+
+    def _read(self, fp, info, check_crc):
+        start = fp.tell()
+        shape, fortran, dtype, count = _read_npy_header(fp, info.filename, self.what)
+        header_len = fp.tell() - start
+        nbytes = count * dtype.itemsize
+        if header_len + nbytes != info.file_size:  # checked before allocating: a header cannot lie about its size
+            raise SerializationError(f"{self.what} is corrupted: {info.filename} holds {info.file_size} bytes, but "
+                                     f"its header declares an array of shape {shape} ({header_len + nbytes} bytes)")
+        arr = np.empty(count, dtype=dtype)
+        view = memoryview(arr).cast("B") if nbytes else memoryview(b"")
+        got = fp.readinto(view) if nbytes else 0
+        if got != nbytes:
+            raise SerializationError(f"{self.what} is truncated: {info.filename} should hold {nbytes} bytes of data "
+                                     f"but only {got} could be read")
+        check_crc(start, header_len, view)
+        if fortran:
+            return arr.reshape(shape[::-1]).transpose()
+        return arr.reshape(shape)
 
     def _read_direct(self, info):
         """Read the npy header and data of a stored member directly from the file, checking its CRC-32."""
@@ -417,49 +596,30 @@ class _ArrayReader:
         name_len = int.from_bytes(local[26:28], "little")
         extra_len = int.from_bytes(local[28:30], "little")
         start = info.header_offset + 30 + name_len + extra_len
+        if start + info.file_size > self.archive_size:
+            raise SerializationError(f"{self.what} is truncated: {info.filename} extends past the end of the file")
         raw.seek(start)
-        try:
-            version = np.lib.format.read_magic(raw)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(raw)
-            elif version == (2, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(raw)
-            else:
-                return None
-        except ValueError as exc:
-            raise SerializationError(f"{self.what} is corrupted: bad array header in {info.filename} ({exc})") \
-                from None
-        if dtype.hasobject:
-            raise SerializationError(f"{self.what} contains an object array ({info.filename}); object arrays need "
-                                     f"pickle and are refused: {_PICKLE_REFUSAL}")
-        header_len = raw.tell() - start
-        count = 1
-        for s in shape:
-            count *= s
-        nbytes = count * dtype.itemsize
-        if header_len + nbytes != info.file_size:
-            raise SerializationError(f"{self.what} is corrupted: {info.filename} holds {info.file_size} bytes, "
-                                     f"expected {header_len + nbytes}")
-        arr = np.empty(count, dtype=dtype)
-        view = memoryview(arr).cast("B") if nbytes else memoryview(b"")
-        got = raw.readinto(view) if nbytes else 0
-        if got != nbytes:
-            raise SerializationError(f"{self.what} is truncated: {info.filename} should hold {nbytes} bytes of data "
-                                     f"but only {got} could be read")
-        raw.seek(start)
-        crc = zlib.crc32(raw.read(header_len))
-        crc = zlib.crc32(view, crc)
-        if crc != info.CRC:
-            raise SerializationError(f"{self.what} is corrupted: the checksum of {info.filename} does not match")
-        if fortran:
-            return arr.reshape(shape[::-1]).transpose()
-        return arr.reshape(shape)
+
+        def check_crc(begin, header_len, view):
+            raw.seek(begin)
+            crc = zlib.crc32(view, zlib.crc32(raw.read(header_len)))
+            if crc != info.CRC:
+                raise SerializationError(f"{self.what} is corrupted: the checksum of {info.filename} does not match")
+        return self._read(raw, info, check_crc)
+
+
+def _archive_size(fileobj) -> int:
+    here = fileobj.tell()
+    size = fileobj.seek(0, os.SEEK_END)
+    fileobj.seek(here)
+    return size
 
 
 def _load_from(fileobj, raw, what, map_location):
     head = fileobj.read(8)
     fileobj.seek(0)
     _sniff(head, what)
+    archive_size = _archive_size(fileobj)
     with _open_zip(fileobj, what) as zf:
         names = set(zf.namelist())
         if MANIFEST not in names:
@@ -469,6 +629,7 @@ def _load_from(fileobj, raw, what, map_location):
             elif any(n.endswith(".npy") for n in names):
                 hint = " It looks like a NumPy .npz archive: load it with numpy.load."
             raise SerializationError(f"{what} is a zip archive but not an ember file (it has no {MANIFEST}).{hint}")
+        _check_member(zf.getinfo(MANIFEST), archive_size, what)
         try:
             text = zf.read(MANIFEST)
         except (zipfile.BadZipFile, OSError, EOFError) as exc:
@@ -477,13 +638,19 @@ def _load_from(fileobj, raw, what, map_location):
             manifest = json.loads(text.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
             raise SerializationError(f"{what} is corrupted: {MANIFEST} is not valid JSON ({exc})") from None
+        except RecursionError:
+            raise SerializationError(f"{what} is corrupted: {MANIFEST} is nested too deeply to be an ember "
+                                     "manifest") from None
         if not isinstance(manifest, dict) or manifest.get("format") != _FORMAT:
             raise SerializationError(f"{what} is not an ember file: its manifest does not declare format 'ember'")
         version = manifest.get("version")
         if not isinstance(version, int) or version > FORMAT_VERSION:
             raise SerializationError(f"{what} was written by a newer ember (format version {version}); this ember "
                                      f"reads format versions up to {FORMAT_VERSION}")
-        decoder = _Decoder(_ArrayReader(zf, raw, what), map_location)
+        n_arrays = manifest.get("n_arrays", len(names))
+        if not isinstance(n_arrays, int) or isinstance(n_arrays, bool) or n_arrays < 0:
+            raise SerializationError(f"{what} is corrupted: manifest entry n_arrays is {n_arrays!r}, not a count")
+        decoder = _Decoder(_ArrayReader(zf, raw, what, archive_size), map_location, what, n_arrays)
         return decoder.decode(manifest.get("root"))
 
 

@@ -21,16 +21,21 @@ from .exceptions import MisconfigurationException
 from .saving import CHECKPOINT_HYPER_PARAMS_KEY, CHECKPOINT_HYPER_PARAMS_NAME
 from .states import TrainerFn
 
-__all__ = ["CheckpointConnector", "capture_rng_states", "restore_rng_states"]
+__all__ = ["CheckpointConnector", "capture_rng_states", "restore_rng_states", "snapshot_rng_states"]
 
 
-def capture_rng_states() -> Dict[str, Any]:
-    """The states of ember's default generator, NumPy's global RNG and Python's ``random``."""
+def snapshot_rng_states() -> tuple:
+    """The raw RNG states, cheap enough to take at every batch (:func:`capture_rng_states` converts them)."""
     from ..core import random as em_random
-    np_state = np.random.get_state()
-    py_state = random.getstate()
+    return em_random.get_rng_state(), np.random.get_state(), random.getstate()
+
+
+def capture_rng_states(snapshot: Optional[tuple] = None) -> Dict[str, Any]:
+    """The states of ember's default generator, NumPy's global RNG and Python's ``random`` (now, or as of an
+    earlier :func:`snapshot_rng_states`)."""
+    ember_state, np_state, py_state = snapshot if snapshot is not None else snapshot_rng_states()
     return {
-        "ember": em_random.get_rng_state(),
+        "ember": ember_state,
         "numpy": {"name": np_state[0], "keys": np_state[1].astype(np.int64).tolist(), "pos": int(np_state[2]),
                   "has_gauss": int(np_state[3]), "cached_gaussian": float(np_state[4])},
         "python": {"version": py_state[0], "state": list(py_state[1]), "gauss": py_state[2]},
@@ -60,7 +65,14 @@ class CheckpointConnector:
 
     # --------------------------------------------------------------------------------------------- ckpt_path
     def resolve_ckpt_path(self, ckpt_path, fn: TrainerFn) -> Optional[str]:
-        """Lightning's rules: a path, ``"last"`` (a warning, not an error, if none exists) or ``"best"``."""
+        """Lightning's rules: a path, ``"last"`` (a warning, not an error, if none exists) or ``"best"``.
+
+        A fit restarted by ``ember-run --max-restarts`` (``TORCHELASTIC_RESTART_COUNT`` > 0) without a ``ckpt_path``
+        resumes from the newest ``last.ckpt``, as if ``ckpt_path="last"`` had been given.
+        """
+        if ckpt_path is None and fn == TrainerFn.FITTING and os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") \
+                not in ("", "0") and self.trainer.checkpoint_callbacks:
+            ckpt_path = "last"
         if ckpt_path is None:
             return None
         trainer = self.trainer
@@ -119,7 +131,9 @@ class CheckpointConnector:
             checkpoint["callbacks"] = {key: state for key, state in states if state}
             checkpoint["optimizer_states"] = [opt.state_dict() for opt in trainer.optimizers]
             checkpoint["lr_schedulers"] = [cfg.scheduler.state_dict() for cfg in trainer.lr_scheduler_configs]
-            checkpoint["rng_states"] = capture_rng_states()
+            # written in the middle of a batch (Ctrl-C, an exception): the batch runs again on resume, so it must
+            # draw the same random numbers (dropout masks...) as it would have: save the states of its start
+            checkpoint["rng_states"] = capture_rng_states(trainer.fit_loop.epoch_loop.interrupted_batch_rng_states())
             checkpoint["results"] = trainer._logger_connector.train_results_state()
         if getattr(module, "_hparams", None):
             checkpoint[CHECKPOINT_HYPER_PARAMS_NAME] = getattr(module, "_hparams_name", "kwargs")

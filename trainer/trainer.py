@@ -129,8 +129,13 @@ class Trainer:
         self.inference_mode = inference_mode
         from .profilers import resolve_profiler
         self.profiler = resolve_profiler(profiler)
-        if plugins:
-            raise MisconfigurationException(f"`Trainer(plugins={plugins!r})`: plugins are not supported by ember")
+        from .signal_connector import SignalConnector, SLURMEnvironment
+        plugins = list(plugins) if isinstance(plugins, (list, tuple)) else ([plugins] if plugins else [])
+        unsupported = [p for p in plugins if not isinstance(p, SLURMEnvironment)]
+        if unsupported:
+            raise MisconfigurationException(f"`Trainer(plugins={unsupported!r})`: ember supports only the "
+                                            "SLURMEnvironment plugin (for auto-requeue)")
+        self.signal_connector = SignalConnector(self, slurm=plugins[0] if plugins else None)
         self.sync_batchnorm = sync_batchnorm
         self.barebones = bool(barebones)
         # -- debugging
@@ -521,8 +526,11 @@ class Trainer:
         return cached
 
     def _call_and_handle_interrupt(self, fn, *args):
+        from ..core.autograd import set_detect_anomaly
+        self.signal_connector.register()
         try:
-            result = fn(*args)
+            with set_detect_anomaly(self._detect_anomaly):  # as Lightning: the flag covers the whole run
+                result = fn(*args)
             self.state.status = TrainerStatus.FINISHED
             self.state.stage = None
             return result
@@ -534,10 +542,12 @@ class Trainer:
                 self._interrupt(exc)
             finally:
                 signal.signal(signal.SIGINT, previous)
-            return None
-        except BaseException as exc:
+            raise SystemExit(1)  # as Lightning 2.6: the checkpoint is written, and the script stops with status 1
+        except BaseException as exc:  # SIGTERMException too: on_exception saves, then the process exits with 143
             self._interrupt(exc)
             raise
+        finally:
+            self.signal_connector.teardown()
 
     def _interrupt(self, exc: BaseException) -> None:
         self.state.status = TrainerStatus.INTERRUPTED

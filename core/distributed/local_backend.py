@@ -127,11 +127,16 @@ class LocalGroup(BackendGroup):
         payload = None
         sources: Dict[int, np.ndarray] = {}
         half = seq % 2
+        grown = None
         if nbytes > INLINE_BYTES:
             slot = self._slots[half]
-            view = slot.ensure(nbytes, seq)
+            before = slot.name
+            view = slot.ensure(nbytes)
             np.copyto(view, data)
             out_meta["shm"] = [slot.name, nbytes]
+            if slot.name != before:
+                out_meta["new_shm"] = True
+                grown = slot
             sources[me] = view
         elif nbytes:
             payload = data
@@ -152,10 +157,19 @@ class LocalGroup(BackendGroup):
                 sources[i] = self._peer_slots.view((i, half), name, n)
             elif payload_i:
                 sources[i] = np.frombuffer(payload_i, dtype=np.uint8)
-        for slot in self._slots:  # every peer has mapped files announced in an earlier collective
-            slot.unlink_if_announced_before(seq)
+        if any(m.get("new_shm") for m in metas):
+            # A segment created for this collective may be unlinked only once every peer has mapped it: a peer that
+            # is slow to open it must not find it gone (even if its owner returns and exits at once). Growth is
+            # rare (the slot doubles), so this extra round costs nothing in steady state.
+            for _, g in peers:
+                mesh.send(g, tag + ".mapped", {}, None, what=what)
+            for k, (i, g) in enumerate(peers):
+                mesh.recv(g, tag + ".mapped", deadline, what, [h for _, h in peers[k + 1:]])
+            if grown is not None:
+                grown.unlink_now()
         if check:
-            problem = describe_mismatch([{k: v for k, v in m.items() if k != "shm"} for m in metas], self.ranks)
+            problem = describe_mismatch([{k: v for k, v in m.items() if k not in ("shm", "new_shm")} for m in metas],
+                                        self.ranks)
             if problem is not None:
                 raise DistBackendError(problem)
         consume(sources)

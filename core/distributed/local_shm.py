@@ -5,10 +5,11 @@ none) mapped into memory. A collective copies this rank's contribution into its 
 straight from their own mapping of the same pages, so a payload crosses memory once per reader instead of going
 through sockets and kernel buffers.
 
-A slot grows by replacing its file with a bigger one (a new generation). Peers map the new file when a
-collective's handshake names it, and the owner unlinks the file as soon as every peer has mapped it (at the next
-collective; the mappings stay valid), so a crash cannot leave files behind past that point. Launchers also remove
-``ember-<job>-*`` files when a job ends.
+A slot grows by replacing its file with a bigger one (a new generation). The collective that announces a new file
+ends with one extra acknowledgement round, after which every peer has mapped it and the owner unlinks it (the
+mappings stay valid): a file is never unlinked while a peer may still have to open it, and none outlives the
+collective that created it, whether the processes then go on, destroy the group or exit. Launchers also remove
+``ember-<job>-*`` files when a job ends (after a crash).
 """
 from __future__ import annotations
 
@@ -65,21 +66,13 @@ class Slot:
         self.capacity = 0
         self._map: Optional[mmap.mmap] = None
         self.array: Optional[np.ndarray] = None
-        self.unlink_pending: Optional[str] = None
-        self._announced = -1
+        self.unlink_pending: Optional[str] = None  # this generation's file, until every peer has mapped it
 
-    def ensure(self, nbytes: int, seq: int = 0) -> np.ndarray:
-        """A byte view of at least ``nbytes`` (a bigger file replaces the slot when it is too small); ``seq`` is
-        the collective that will announce it."""
+    def ensure(self, nbytes: int) -> np.ndarray:
+        """A byte view of at least ``nbytes`` (a bigger file replaces the slot when it is too small)."""
         if nbytes > self.capacity:
             self._grow(nbytes)
-            self._announced = seq
         return self.array[:nbytes]
-
-    def unlink_if_announced_before(self, seq: int) -> None:
-        """Unlink a new file once a later collective completed its handshake (every peer has mapped it)."""
-        if self.unlink_pending is not None and self._announced < seq:
-            self.unlink_now()
 
     def _grow(self, nbytes: int) -> None:
         capacity = max(nbytes, 2 * self.capacity, _MB)
@@ -92,14 +85,14 @@ class Slot:
             mapping = mmap.mmap(fd, capacity)
         finally:
             os.close(fd)
-        self.unlink_now()  # the previous generation was announced and mapped long ago
+        self.unlink_now()  # normally done already, by the collective that announced the previous generation
         _LIVE_FILES.add(path)
         self.name, self.capacity, self._map = path, capacity, mapping
         self.array = np.frombuffer(mapping, dtype=np.uint8)
         self.unlink_pending = path
 
     def unlink_now(self) -> None:
-        """Remove the file of a generation every peer has mapped."""
+        """Remove this generation's file (once every peer has mapped it; mappings outlive the name)."""
         path, self.unlink_pending = self.unlink_pending, None
         if path is not None:
             try:

@@ -49,8 +49,6 @@ def get_args_parser() -> argparse.ArgumentParser:
                         help="HOST[:PORT] of the rendezvous (with 'static' it replaces --master-addr/--master-port)")
     parser.add_argument("--rdzv-id", "--rdzv_id", default="none",
                         help="the job id, given to the workers as TORCHELASTIC_RUN_ID (default: none)")
-    parser.add_argument("--max-restarts", "--max_restarts", type=int, default=0,
-                        help="how many times the workers are restarted after a failure (default: 0)")
     parser.add_argument("--master-addr", "--master_addr", default="127.0.0.1",
                         help="address of rank 0's rendezvous, 'static' only (default: 127.0.0.1)")
     parser.add_argument("--master-port", "--master_port", type=int, default=None,
@@ -59,6 +57,9 @@ def get_args_parser() -> argparse.ArgumentParser:
                         help="a single-machine job meeting on localhost at a free port (sets the --rdzv-* flags)")
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds the other ranks get to exit after one fails, before they are stopped")
+    parser.add_argument("--max-restarts", "--max_restarts", type=int, default=0,
+                        help="restart the whole group up to this many times when a rank fails (torchrun's "
+                             "elastic restart); the Trainer then resumes from the newest last.ckpt (default: 0)")
     parser.add_argument("-m", "--module", action="store_true", help="run the script as a module (python -m)")
     parser.add_argument("--no-python", "--no_python", action="store_true",
                         help="run the command directly instead of through the Python interpreter")
@@ -176,22 +177,62 @@ def _command(args, local_rank: int) -> List[str]:
 
 
 def main(argv: Optional[List[str]] = None, args: Optional[argparse.Namespace] = None) -> int:
-    """Entry point of ``ember-run``; returns (and exits with) the job's exit code."""
+    """Entry point of ``ember-run``; returns (and exits with) the job's exit code.
+
+    With ``--max-restarts N``, a failed group is stopped and started again (all ranks, on a new rendezvous) up to
+    ``N`` times, as torchrun does; the workers see the attempt in ``TORCHELASTIC_RESTART_COUNT``, and the Trainer
+    then resumes from the newest ``last.ckpt`` (``ckpt_path="last"``).
+    """
     args = args if args is not None else parse_args(argv)
-    n = args.nproc_per_node
-    port = args.master_port or free_port()
-    run_id = new_run_id()
-    procs, tails = [], []
     stopping = {"signal": None}
 
     def on_signal(signum, frame):
         stopping["signal"] = signum
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for attempt in range(args.max_restarts + 1):
+            code, summary = _run_group(args, attempt, stopping)
+            if code == 0 or stopping["signal"] is not None or attempt == args.max_restarts:
+                break
+            sys.stderr.write(f"ember-run: {summary}; restarting the group ({attempt + 1} of "
+                             f"{args.max_restarts} restarts)\n")
+            sys.stderr.flush()
+        return code
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+# A preempted job (SIGTERM/SIGINT to ember-run) gives the workers this long to stop at a safe point and save,
+# as torchrun does, before their process groups are stopped.
+SIGNAL_GRACE = 30.0
+
+
+def _forward_and_wait(procs, signum: int) -> None:
+    """Pass the signal to each worker process itself (not to its DataLoader workers) and wait for them to exit."""
+    for p in procs:
+        if p.poll() is None:
+            try:
+                p.send_signal(signum)
+            except OSError:
+                pass
+    deadline = time.monotonic() + SIGNAL_GRACE
+    while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _run_group(args, attempt: int, stopping) -> "tuple[int, str]":
+    """Start the workers once and wait for them; returns ``(exit code, one-line failure summary)``."""
     import subprocess
+    n = args.nproc_per_node
+    port = args.master_port or free_port()
+    run_id = new_run_id()
+    procs, tails = [], []
+    base = dict(os.environ, TORCHELASTIC_RESTART_COUNT=str(attempt), TORCHELASTIC_MAX_RESTARTS=str(args.max_restarts))
     try:
         for rank in range(n):
-            env = worker_env(os.environ, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
+            env = worker_env(base, rank=rank, local_rank=rank, world_size=n, local_world_size=n, node_rank=0,
                              master_addr=args.master_addr, master_port=port, run_id=run_id)
             env["TORCHELASTIC_RUN_ID"] = args.rdzv_id
             p = start_worker(_command(args, rank), env, stderr=subprocess.PIPE)
@@ -211,15 +252,17 @@ def main(argv: Optional[List[str]] = None, args: Optional[argparse.Namespace] = 
             if first_failure is not None and now - first_failure > args.grace:
                 break
             time.sleep(0.05)
+        if stopping["signal"] is not None:
+            _forward_and_wait(procs, stopping["signal"])
         stop_workers(procs)
         for t in tails:
             t.join()
         if stopping["signal"] is not None:
             sys.stderr.write(f"ember-run: received signal {stopping['signal']}, stopped the {n} workers\n")
-            return 128 + int(stopping["signal"])
+            return 128 + int(stopping["signal"]), "stopped by a signal"
         failed = [i for i, p in enumerate(procs) if p.returncode != 0]
         if not failed:
-            return 0
+            return 0, ""
         failed.sort(key=lambda i: exit_times.get(i, float("inf")))
         root = next((i for i in failed if not tails[i].secondary()), failed[0])
         code = procs[root].returncode
@@ -234,12 +277,10 @@ def main(argv: Optional[List[str]] = None, args: Optional[argparse.Namespace] = 
             sys.stderr.write(f"Error of rank {root}:\n{tb}\n")
         sys.stderr.write("=" * 80 + "\n")
         sys.stderr.flush()
-        return code if code > 0 else 1
+        return (code if code > 0 else 1), f"rank {root} failed with {reason}"
     finally:
         stop_workers(procs, grace=1.0)
         remove_job_files(run_id)
-        for s, h in previous.items():
-            signal.signal(s, h)
 
 
 def launch_main(argv: Optional[List[str]] = None) -> int:

@@ -45,6 +45,8 @@ class LBFGS(Optimizer):
         >>> optimizer.step(closure)
     """
 
+    _state_has_param_shapes = False  # its state holds flat vectors over all parameters
+
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
         check_lr(lr)

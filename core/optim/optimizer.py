@@ -116,6 +116,10 @@ class Optimizer:
         identifies parameters by their position.
     """
 
+    # Each tensor in a parameter's state (momentum, moments, ...) has the parameter's shape, except 0-d ones such as
+    # ``step``; load_state_dict checks this. LBFGS keeps flat whole-model vectors and turns it off.
+    _state_has_param_shapes = True
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
@@ -370,6 +374,8 @@ class Optimizer:
 
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
                           chain.from_iterable(g["params"] for g in groups)))
+        if self._state_has_param_shapes:
+            self._check_state_shapes(state_dict["state"], id_map)
         state = defaultdict(dict)
         for key, value in state_dict["state"].items():
             param = id_map.get(_as_index(key))
@@ -391,6 +397,24 @@ class Optimizer:
 
         for hook in self._optimizer_load_state_dict_post_hooks.values():
             hook(self)
+
+    def _check_state_shapes(self, saved_state, id_map) -> None:
+        """Refuse a state whose tensors do not fit their parameters now, rather than at the first step."""
+        names = {}
+        for group in self.param_groups:
+            for p, name in zip(group["params"], group.get("param_names") or ()):
+                names[id(p)] = name
+        for key, value in saved_state.items():
+            param = id_map.get(_as_index(key))
+            if param is None or not isinstance(value, dict):
+                continue
+            for state_name, tensor in value.items():
+                shape = tuple(tensor.shape) if isinstance(tensor, (Tensor, np.ndarray)) else None
+                if shape and shape != tuple(param.shape):
+                    who = f"parameter {key}" + (f" ({names[id(param)]!r})" if id(param) in names else "")
+                    raise ValueError(f"loaded optimizer state does not fit {who}: its '{state_name}' has shape "
+                                     f"{shape} but the parameter has shape {tuple(param.shape)}. The checkpoint "
+                                     "was saved for a different model (or a different parameter order)")
 
     # -- helpers for subclasses ------------------------------------------------------------------------------
     def _step_each_param(self, closure):

@@ -36,9 +36,10 @@ def test_floats_without_a_dot_are_floats():
     assert parse_value("model.Net") == "model.Net" and parse_value("a: b: c") == "a: b: c" and parse_value("") == ""
 
 
-def test_empty_file_is_an_empty_config(tmp_path):
+def test_empty_file_is_refused_naming_it(tmp_path):  # issue 18: an empty config is a mistake, said in one line
     (tmp_path / "e.yaml").write_text("# nothing\n")
-    assert load_file(str(tmp_path / "e.yaml")) == ({}, {})
+    with pytest.raises(ConfigError, match=r"e\.yaml:1: the config file is empty"):
+        load_file(str(tmp_path / "e.yaml"))
 
 
 def test_merge_replaces_lists_and_changed_classes_and_keeps_origins():

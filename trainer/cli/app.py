@@ -110,6 +110,7 @@ class EmberCLI:
                 raise
             if err.exc is not None:  # a user's own script: the original exception, with its traceback
                 raise err.exc
+            raise SystemExit(getattr(err, "exit_code", 1)) from None  # interrupted: stop the script non-zero
         finally:
             if self._resolver is not None and self.run:  # with run=False the caller still imports from there
                 self._resolver.deactivate()
@@ -487,6 +488,12 @@ class EmberCLI:
                 self.trainer.test(self.model, datamodule=self.datamodule, ckpt_path=best)
         except CLIError:
             raise
+        except SystemExit as exc:  # Ctrl-C (status 1) or SIGTERM (143) ended the run after its checkpoint was written
+            if self.trainer.interrupted:
+                err = _RunError(subcommand, None)
+                err.exit_code = exc.code if isinstance(exc.code, int) and exc.code else 1
+                raise err from None
+            raise
         except Exception as exc:
             raise _RunError(subcommand, exc) from exc
         if self.trainer.interrupted:
@@ -614,7 +621,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except _RunError as err:
         if err.exc is None:
             sys.stderr.write(f"error: {err.subcommand} was interrupted; resume it with --ckpt_path last\n")
-            return 1
+            return getattr(err, "exit_code", 1)
         exc = err.exc
         from ..exceptions import MisconfigurationException
         if isinstance(exc, MisconfigurationException):

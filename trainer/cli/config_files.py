@@ -8,34 +8,16 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 from typing import Any, Dict, Optional, Tuple
 
 from .errors import ConfigError, UsageError
+from .safe_yaml import parse_yaml
 
 __all__ = ["load_file", "parse_value", "merge_into", "set_path", "append_path", "dump_config", "format_key",
            "origin_of"]
 
 Path = Tuple[Any, ...]
 Origins = Dict[Path, str]
-
-_LOADER = None
-
-
-def _loader_class():
-    """PyYAML's safe loader, plus YAML 1.2's floats without a dot (``1e-3``), which YAML 1.1 reads as strings."""
-    global _LOADER
-    if _LOADER is None:
-        import yaml
-
-        class Loader(yaml.SafeLoader):
-            pass
-
-        Loader.add_implicit_resolver("tag:yaml.org,2002:float",
-                                     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-                                     list("-+0123456789"))
-        _LOADER = Loader
-    return _LOADER
 
 
 def format_key(path: Path) -> str:
@@ -65,87 +47,57 @@ def origin_of(origins: Origins, path: Path) -> Optional[str]:
     return None
 
 
-def _mark(name: str, mark) -> str:
-    return f"{name}:{mark.line + 1}"
-
-
-def _record(node, path: Path, name: str, origins: Origins) -> None:
-    """Walk the composed YAML node tree and note the line of every key (and flag duplicate keys)."""
-    import yaml
-    if isinstance(node, yaml.MappingNode):
-        seen: Dict[Any, int] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if key is None:
-                continue
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                raise ConfigError(f"duplicate key '{format_key(path + (key,))}' (first set at line {seen[key]})",
-                                  where=f"{name}:{line}")
-            seen[key] = line
-            origins[path + (key,)] = f"{name}:{line}"
-            _record(value_node, path + (key,), name, origins)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            origins[path + (i,)] = _mark(name, item.start_mark)
-            _record(item, path + (i,), name, origins)
-
-
 def load_file(path: str, display: Optional[str] = None) -> Tuple[Dict[str, Any], Origins]:
     """Read a YAML config file; returns ``(data, origins)``.
 
     Raises :class:`UsageError` if the file does not exist and :class:`ConfigError` with ``file:line:column`` for
     invalid YAML or a root that is not a mapping.
     """
-    import yaml
     name = display if display is not None else path
     if not os.path.isfile(path):
         what = "is a directory, not a config file" if os.path.isdir(path) else "does not exist"
         raise UsageError(f"config file '{name}' {what}")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    loader = _loader_class()(text)
-    origins: Origins = {}
-    try:
-        node = loader.get_single_node()
-        if node is not None:
-            _record(node, (), name, origins)
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
-        problem = exc.problem or exc.context or "cannot be parsed"
-        raise ConfigError(f"invalid YAML: {problem}", where=where) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML: {exc}", where=name) from None
-    finally:
-        loader.dispose()
+    with open(path, "rb") as f:
+        data, origins, line = parse_yaml(f.read(), name)
     if data is None:
-        return {}, {}
+        raise ConfigError("the config file is empty (or holds only comments): write its settings (e.g. 'model: "
+                          "{class_path: model.MyModel}') or leave it off the command line", where=f"{name}:1")
     if not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping of keys to values (such as 'trainer:' and 'model:'), got a "
-                          f"{type(data).__name__}", where=f"{name}:{node.start_mark.line + 1}")
+                          f"{type(data).__name__}", where=f"{name}:{line}")
     return data, origins
 
 
 def parse_value(text: str) -> Any:
     """A command-line value read as YAML: ``3`` -> 3, ``true`` -> True, ``null`` -> None, ``1e-3`` -> 0.001,
     ``[1, 2]`` -> a list; anything that is not valid YAML stays the string it was."""
-    import yaml
     if text == "":
         return ""
     try:
-        return yaml.load(text, Loader=_loader_class())
-    except yaml.YAMLError:
-        return text
+        return parse_yaml(text, "command line")[0]
+    except ConfigError as exc:
+        if exc.message.startswith("invalid YAML"):
+            return text
+        raise  # too deep, or an alias bomb
 
 
 def _drop_origins(origins: Origins, prefix: Path) -> None:
     n = len(prefix)
     for key in [k for k in origins if k[:n] == prefix]:
         del origins[key]
+
+
+def _paths_in(value, prefix: Path):
+    """``prefix`` and the path of every key and list item inside ``value``: the only paths that can carry an origin
+    for it. Walking the value (rather than scanning every origin) keeps a merge linear in the size of the config."""
+    stack = [(prefix, value)]
+    while stack:
+        path, node = stack.pop()
+        yield path
+        if isinstance(node, dict):
+            stack.extend((path + (k,), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((path + (i,), v) for i, v in enumerate(node))
 
 
 def _class_path(section) -> Optional[str]:
@@ -157,7 +109,8 @@ def merge_into(base: Dict[str, Any], base_origins: Origins, new: Dict[str, Any],
     """Merge ``new`` into ``base`` in place; the later config wins.
 
     Mappings merge key by key; lists and scalars are replaced whole. A section whose ``class_path`` changes is
-    replaced whole too, so ``init_args`` meant for one class never leak into another.
+    replaced whole too, so ``init_args`` meant for one class never leak into another. Time is linear in the size of
+    both configs.
     """
     for key, value in new.items():
         path = prefix + (key,)
@@ -168,11 +121,12 @@ def merge_into(base: Dict[str, Any], base_origins: Origins, new: Dict[str, Any],
             if path in new_origins:
                 base_origins[path] = new_origins[path]
             continue
+        for k in _paths_in(old, path):
+            base_origins.pop(k, None)
         base[key] = copy.deepcopy(value)
-        _drop_origins(base_origins, path)
-        n = len(path)
-        for k, where in new_origins.items():
-            if k[:n] == path:
+        for k in _paths_in(value, path):
+            where = new_origins.get(k)
+            if where is not None:
                 base_origins[k] = where
 
 
@@ -268,7 +222,7 @@ def _dumper_class():
 
     import yaml
 
-    class Dumper(yaml.SafeDumper):
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # libyaml's emitter is ~10x faster
         pass
 
     def as_list(dumper, data):

@@ -63,16 +63,13 @@ class SaveConfigCallback(Callback):
         from ... import __version__
         from .config_files import dump_config
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        tmp = path + ".tmp"
+        from ...core.serialization import atomic_write
         config = self.config
         if self.import_dirs:
             here = os.path.dirname(os.path.abspath(path))
             config = {"import_paths": [_relative_or_absolute(d, here) for d in self.import_dirs], **config}
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(dump_config(config, header=f"ember=={__version__}"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        text = dump_config(config, header=f"ember=={__version__}").encode("utf-8")
+        atomic_write(path, lambda fh: fh.write(text))
 
 
 def _relative_or_absolute(directory: str, start: str) -> str:

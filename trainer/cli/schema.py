@@ -275,6 +275,11 @@ class ConfigSchema:
             self._unknown_nested(sub, prefix + (key,), [p[1:] for p in paths if p[0] == key and len(p) > 1])
 
     @staticmethod
+    def _scheduler_base():
+        from ...core.optim.lr_scheduler import LRScheduler
+        return LRScheduler
+
+    @staticmethod
     def _optimizer_base():
         from ...core.optim import Optimizer
         return Optimizer
@@ -362,7 +367,7 @@ class ConfigSchema:
                 if key in section:
                     extra[key] = section.pop(key)
             section["init_args"] = init
-        spec = self.spec(section, path, None, "lr_schedulers", skip=("optimizer",))
+        spec = self.spec(section, path, self._scheduler_base(), "lr_schedulers", skip=("optimizer",))
         cls = self._specs[id(spec)][0]
         if cls.__name__ == "ReduceLROnPlateau":
             monitor = extra.get("monitor")
@@ -403,6 +408,9 @@ class ConfigSchema:
                               f"got {show_value(init_args)}", where=self._where(path + ("init_args",)))
         init_args = dict(init_args)
         dict_kwargs = value.pop("dict_kwargs", None) or {}
+        if not isinstance(dict_kwargs, dict):
+            raise ConfigError(f"wrong type for '{key}.dict_kwargs': expected a mapping of extra keyword arguments, "
+                              f"got {show_value(dict_kwargs)}", where=self._where(path + ("dict_kwargs",)))
         for name, v in value.items():  # ``--model.lr 0.1`` is short for ``--model.init_args.lr 0.1``
             init_args[name] = v
             where = self.origins.pop(path + (name,), None)

@@ -12,7 +12,6 @@ import csv
 import io
 import os
 import shutil
-import tempfile
 import warnings
 from argparse import Namespace
 from enum import Enum
@@ -282,22 +281,7 @@ def save_hparams_to_yaml(path: str, hparams: Union[Dict[str, Any], Namespace]) -
 
 
 def _atomic_write(path: str, write) -> None:
-    """Call ``write(binary_file)`` on a temporary file beside ``path``, fsync it, then rename it over ``path``."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # what a plain open() would have given
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Create ``path``'s directory, then write it with ember's one atomic write (temp file, fsync, rename)."""
+    from ...core.serialization import atomic_write
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    atomic_write(path, write)

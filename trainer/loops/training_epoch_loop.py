@@ -7,6 +7,7 @@ import warnings
 from typing import Any, Dict, Optional
 
 from ..call import call_hook, call_module_hook, module_overrides
+from ..checkpoint_connector import snapshot_rng_states
 from ..exceptions import MisconfigurationException
 from ..states import RunningStage
 from ..utilities.combined_loader import CombinedLoader
@@ -31,6 +32,7 @@ class TrainingEpochLoop(Loop):
     def __init__(self, trainer):
         super().__init__(trainer)
         self.batch_progress = BatchProgress()
+        self.batch_start_rng: Optional[tuple] = None  # see interrupted_batch_rng_states
         self.automatic_optimization = AutomaticOptimization(trainer)
         self.manual_optimization = ManualOptimization(trainer)
         self.val_loop = EvaluationLoop(trainer, RunningStage.VALIDATING)
@@ -154,6 +156,7 @@ class TrainingEpochLoop(Loop):
         trainer = self.trainer
         module = trainer.lightning_module
         connector = trainer.logger_connector
+        self.batch_start_rng = snapshot_rng_states()  # an exception checkpoint written mid-batch resumes from here
         self.batch_progress.increment_ready()
         connector.on_train_batch_start(batch)
         with trainer.profiler.profile(f"[Strategy]{type(trainer.strategy).__name__}.batch_to_device"):
@@ -192,6 +195,7 @@ class TrainingEpochLoop(Loop):
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
+        trainer.signal_connector.at_safe_point(training_done=self.done)
 
     def _should_log(self, should_step: bool) -> bool:
         """Lightning's logging step: batches that stepped an optimizer, counted before this one is added."""
@@ -251,6 +255,11 @@ class TrainingEpochLoop(Loop):
         self._last_val_time = time.monotonic()
 
     # -------------------------------------------------------------------------------------------------- state
+    def interrupted_batch_rng_states(self) -> Optional[tuple]:
+        """The RNG snapshot of the start of the batch in progress, if a batch was fetched but not processed."""
+        bp = self.batch_progress
+        return self.batch_start_rng if bp.current.ready > bp.current.processed else None
+
     def state_dict(self) -> Dict[str, Any]:
         """The loop state as of the end of the last processed batch.
 

@@ -80,6 +80,7 @@ class _ScriptLauncher:
         self.procs: List[Any] = []
         self.run_id = ""
         self.parent_failed = False
+        self._reaping = False
 
     @staticmethod
     def command() -> List[str]:
@@ -127,6 +128,28 @@ class _ScriptLauncher:
             previous_hook(exc_type, exc, tb)
         sys.excepthook = hook
         atexit.register(self.reap)
+        import threading
+        threading.Thread(target=self._watch_children, name="ember-ddp-watch", daemon=True).start()
+
+    def _watch_children(self) -> None:
+        """If a child fails while this process (rank 0) does not end, e.g. because it hangs outside any collective,
+        end it FAILURE_GRACE seconds later, as torchrun stops a group one of whose workers failed."""
+        while not self._reaping:
+            failed = [(i + 1, p.returncode) for i, p in enumerate(self.procs) if p.poll() not in (None, 0)]
+            if failed and not self.parent_failed:
+                deadline = time.monotonic() + self.FAILURE_GRACE
+                while time.monotonic() < deadline and not self._reaping and not self.parent_failed:
+                    time.sleep(0.1)
+                if self._reaping or self.parent_failed:
+                    return
+                listing = ", ".join(f"rank {r} (exit code {c})" for r, c in failed)
+                sys.stderr.write(f"\n[ember] DDP worker process(es) failed: {listing}, and rank 0 did not stop "
+                                 f"within {self.FAILURE_GRACE:g} s; stopping the job.\n")
+                sys.stderr.flush()
+                from ...core.distributed.launch import stop_workers
+                stop_workers(self.procs)
+                os._exit(1)
+            time.sleep(0.2)
 
     def dead_child(self) -> Optional[str]:
         """A message if a child exited (while rank 0 waits for the others to join)."""
@@ -136,14 +159,22 @@ class _ScriptLauncher:
                         "above")
         return None
 
-    def reap(self, wait: float = 60.0) -> None:
+    # After rank 0 failed (e.g. a collective timed out at T because a rank hung), the children get this long to
+    # fail too before they are stopped, so the job ends within T + 10 s; after a success they get FINISH_WAIT.
+    FAILURE_GRACE = 5.0
+    FINISH_WAIT = 60.0
+
+    def reap(self, wait: Optional[float] = None) -> None:
         """At exit: release the peers, let the children finish, stop any that do not, report failures."""
         from ...core import distributed as dist
         from ...core.distributed.launch import stop_workers
         from ...core.distributed.local_shm import remove_job_files
         from ...core.distributed.process_group import _destroy
+        self._reaping = True
         if dist.is_initialized():  # children waiting on rank 0 fail at once instead of at their timeout
             _destroy(None, graceful=not self.parent_failed)
+        if wait is None:
+            wait = self.FAILURE_GRACE if self.parent_failed else self.FINISH_WAIT
         deadline = time.monotonic() + wait
         while any(p.poll() is None for p in self.procs) and time.monotonic() < deadline:
             time.sleep(0.05)
