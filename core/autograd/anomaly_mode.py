@@ -64,7 +64,7 @@ class _ForwardRecorder:
 class _BackwardChecker:
     """Node observer: checks each backward node's outputs, and explains errors raised inside backward."""
 
-    def enter_node(self, node):
+    def enter_node(self, node, grads):
         return None
 
     def exit_node(self, token, node, grads):
