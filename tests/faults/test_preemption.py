@@ -3,6 +3,7 @@ are written and loadable) and exits with 143; under DDP one rank's SIGTERM stops
 saves an hpc checkpoint and calls ``scontrol requeue``; Ctrl-C mid-batch writes a checkpoint from which the run
 resumes bit-identically."""
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -48,7 +49,8 @@ def test_sigterm_during_fit_saves_loadable_checkpoints_and_exits_143(tmp_path):
 def test_sigterm_on_one_ddp_rank_stops_every_rank_at_the_same_batch(tmp_path):
     proc = _run("ddp", tmp_path)
     assert proc.returncode == 143, proc.stderr[-3000:]
-    lines = sorted(line for line in proc.stdout.splitlines() if line.startswith("on_exception"))
+    # both ranks print to one pipe, so their lines can run together: find the prints, not the lines
+    lines = sorted(re.findall(r"on_exception \w+ rank \d+ step \d+", proc.stdout))
     assert lines == ["on_exception SIGTERMException rank 0 step 3", "on_exception SIGTERMException rank 1 step 3"]
     assert "fit returned" not in proc.stdout
     assert em.load(tmp_path / "on_exception.ckpt")["global_step"] == 3
@@ -59,18 +61,15 @@ def test_sigterm_to_ember_run_stops_the_workers_gracefully(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "ember.core.distributed.run", "--nproc-per-node", "2", SCRIPT,
                              "ember-run", str(tmp_path)], cwd=tmp_path, env=_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    waiting = {"rank 0 step 2", "rank 1 step 2"}
-    lines = []
+    seen = ""
     for line in proc.stdout:  # event-driven: the signal goes out once both ranks are inside step 2
-        lines.append(line.strip())
-        waiting.discard(line.strip())
-        if not waiting:
+        seen += line  # the two ranks share the pipe, so one line can hold both ranks' prints
+        if "rank 0 step 2" in seen and "rank 1 step 2" in seen:
             break
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
-    lines += out.splitlines()
     assert proc.returncode == 143, err[-3000:]
-    assert sorted(line for line in lines if line.startswith("on_exception")) == [
+    assert sorted(re.findall(r"on_exception \w+ rank \d+ step \d+", seen + out)) == [
         "on_exception SIGTERMException rank 0 step 3", "on_exception SIGTERMException rank 1 step 3"]
     assert em.load(tmp_path / "on_exception.ckpt")["global_step"] == 3
 
