@@ -220,7 +220,7 @@ class LinalgSolveExBackward0(Node):
     def apply(self, grad):
         A, = self.saved_tensors
         X = self.saved_output()
-        left, vector, shape_b = self._ctx
+        left, vector, shape_b = self.left, self.vector, self.shape_b
         # X = A^{-1} B: gB = A^{-H} g and gA = -gB X^H (mirrored for X A = B)
         gB = solve(A.mH, _as_dtype(grad, X), left=left)
         ga = gb = None
@@ -286,7 +286,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
         node = LinalgSolveExBackward0()
         node.save(A)
         node.save_output(out)
-        node._ctx = (left, vector, B._data.shape)
+        node.left, node.vector, node.shape_b = left, vector, B._data.shape
         record(node, out, A, B)
     return out
 
@@ -319,7 +319,7 @@ class LinalgSolveTriangularBackward0(Node):
     def apply(self, grad):
         A, = self.saved_tensors
         X = self.saved_output()
-        upper, left, unitriangular, shape_b = self._ctx
+        upper, left, unitriangular, shape_b = self.upper, self.left, self.unitriangular, self.shape_b
         g = _as_dtype(grad, X)
         # the solve only reads one triangle of A; the adjoint system uses the conjugate transpose
         gB = solve_triangular(A.mH, g, upper=not upper, left=left, unitriangular=unitriangular)
@@ -355,7 +355,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
         node = LinalgSolveTriangularBackward0()
         node.save(A)
         node.save_output(out)
-        node._ctx = (upper, left, unitriangular, B._data.shape)
+        node.upper, node.left, node.unitriangular, node.shape_b = upper, left, unitriangular, B._data.shape
         record(node, out, A, B)
     return out
 
@@ -408,7 +408,7 @@ class LinalgSlogdetBackward0(Node):
 
     def apply(self, g_sign, g_logabs):
         A, = self.saved_tensors
-        sign = wrap(self._ctx)
+        sign = wrap(self.sign)
         cplx = A._data.dtype.kind == "c"
         coeff = None
         if g_logabs is not None:
@@ -443,7 +443,7 @@ def slogdet(A: Tensor):
     if GRAD_ENABLED[0] and A._requires_grad:
         node = LinalgSlogdetBackward0()
         node.save(A)
-        node._ctx = sign_t._data
+        node.sign = sign_t._data
         if A._data.dtype.kind == "c":
             record_multi(node, (sign_t, log_t), A)
         else:
@@ -494,7 +494,7 @@ class LinalgCholeskyExBackward0(Node):
 
     def apply(self, grad):
         out = self.saved_output()
-        upper = self._ctx
+        upper = self.upper
         L = out.mH if upper else out
         gL = _as_dtype(grad.mH if upper else grad, L)
         n = L._data.shape[-1]
@@ -520,7 +520,7 @@ def _cholesky(A, upper, fname, check):
     if GRAD_ENABLED[0] and A._requires_grad:
         node = LinalgCholeskyExBackward0()
         node.save_output(out)
-        node._ctx = upper
+        node.upper = upper
         record(node, out, A)
     return out, infos
 
@@ -572,7 +572,7 @@ class LinalgQrBackward0(Node):
 
     def apply(self, gQ, gR):
         A, = self.saved_tensors
-        Q, R = (wrap(x) for x in self._ctx)
+        Q, R = wrap(self.q), wrap(self.r)
         m, n = A._data.shape[-2:]
         gQ = None if gQ is None else _as_dtype(gQ, Q)
         gR = None if gR is None else _as_dtype(gR, R)
@@ -592,7 +592,7 @@ class LinalgQrBackward0(Node):
         gX = _qr_backward_tall(gQ, gR1, Q, R1)
         if gY is None:
             gY = wrap(A._xp.zeros(A._data.shape[:-1] + (n - m,), dtype=A._data.dtype))
-        from .ops import cat
+        from .ops.shape import cat
         return (cat([gX, gY], -1),)
 
 
@@ -629,7 +629,7 @@ def qr(A: Tensor, mode: str = "reduced"):
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         node = LinalgQrBackward0()
         node.save(A)
-        node._ctx = (q, r)
+        node.q, node.r = q, r
         record_multi(node, (Q, R), A)
     return QRResult(Q, R)
 
@@ -654,7 +654,7 @@ class LinalgEighBackward0(Node):
     n_outputs = 2
 
     def apply(self, gL, gV):
-        L, V = (wrap(x) for x in self._ctx)
+        L, V = wrap(self.w), wrap(self.v)
         if gL is None and gV is None:
             return (None,)
         # gA = V (diag(gL) + F o skew(V^H gV)) V^H, with F[i, j] = 1 / (L[j] - L[i]); taking the skew-Hermitian part
@@ -688,7 +688,7 @@ def eigh(A: Tensor, UPLO: str = "L"):
     L, V = wrap(w), wrap(v)
     if GRAD_ENABLED[0] and A._requires_grad:
         node = LinalgEighBackward0()
-        node._ctx = (w, v)
+        node.w, node.v = w, v
         record_multi(node, (L, V), A)
     return EighResult(L, V)
 
@@ -697,7 +697,7 @@ class LinalgEigvalshBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        _, v = self._ctx
+        v = self.v
         V = wrap(v)
         return (V @ (_as_dtype(_col(grad), V) * V.mH),)
 
@@ -711,7 +711,7 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
         w, v = xp.linalg.eigh(A._data, UPLO=uplo)
         out = wrap(w)
         node = LinalgEigvalshBackward0()
-        node._ctx = (w, v)
+        node.v = v
         record(node, out, A)
         return out
     return wrap(xp.linalg.eigvalsh(A._data, UPLO=uplo))
@@ -765,7 +765,7 @@ class LinalgSvdBackward0(Node):
     n_outputs = 3
 
     def apply(self, gU, gS, gVh):
-        u, s, vh, full = self._ctx
+        u, s, vh, full = self.u, self.s, self.vh, self.full
         U, S, Vh = wrap(u), wrap(s), wrap(vh)
         k = s.shape[-1]
         if full:
@@ -799,7 +799,7 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None):
     U, S, Vh = wrap(u), wrap(s), wrap(vh)
     if GRAD_ENABLED[0] and A._requires_grad:
         node = LinalgSvdBackward0()
-        node._ctx = (u, s, vh, full_matrices and A._data.shape[-1] != A._data.shape[-2])
+        node.u, node.s, node.vh, node.full = u, s, vh, full_matrices and A._data.shape[-1] != A._data.shape[-2]
         record_multi(node, (U, S, Vh), A)
     return SVDResult(U, S, Vh)
 
@@ -808,7 +808,7 @@ class LinalgSvdvalsBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        u, vh = self._ctx
+        u, vh = self.u, self.vh
         U, Vh = wrap(u), wrap(vh)
         return ((U * _as_dtype(_row(grad), U)) @ Vh,)
 
@@ -821,7 +821,7 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
         u, s, vh = xp.linalg.svd(A._data, full_matrices=False)
         out = wrap(s)
         node = LinalgSvdvalsBackward0()
-        node._ctx = (u, vh)
+        node.u, node.vh = u, vh
         record(node, out, A)
         return out
     return wrap(xp.linalg.svd(A._data, compute_uv=False))
@@ -905,7 +905,7 @@ class LinalgLstsqBackward0(Node):
 
     def apply(self, grad):
         A, B = self.saved_tensors
-        vector = self._ctx
+        vector = self.vector
         P = pinv(A)
         g = _as_dtype(grad, A)
         ga = gb = None
@@ -991,7 +991,7 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     if GRAD_ENABLED[0] and (A._requires_grad or B._requires_grad):
         node = LinalgLstsqBackward0()
         node.save(A, B)
-        node._ctx = vector
+        node.vector = vector
         record(node, out, A, B)
     return LstsqResult(out, wrap(xp.asarray(residuals)), wrap(xp.asarray(rank)),
                        wrap(xp.asarray(singular_values)))
@@ -1116,7 +1116,7 @@ class LinalgVectorNormBackward0(Node):
     def apply(self, grad):
         x, = self.saved_tensors
         norm = self.saved_output()
-        ord, dims, keepdim = self._ctx
+        ord, dims, keepdim = self.ord, self.dims, self.keepdim
         if not keepdim and dims:
             for d in dims:
                 grad = grad.unsqueeze(d)
@@ -1216,7 +1216,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         node = LinalgVectorNormBackward0()
         node.save(x)
         node.save_output(out)
-        node._ctx = (ord, dims, keepdim)
+        node.ord, node.dims, node.keepdim = ord, dims, keepdim
         record(node, out, x)
     return out
 
@@ -1297,7 +1297,7 @@ class LinalgCrossBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        dim = self._ctx
+        dim = self.dim
         ga = gb = None
         # a x b is bilinear: <g, da x b> = <conj(b) x g, da> and <g, a x db> = <g x conj(a), db>
         if self.next_functions[0] is not None:
@@ -1339,7 +1339,7 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
         node = LinalgCrossBackward0()
         node.save(input, other)
-        node._ctx = d
+        node.dim = d
         record(node, out, input, other)
     return out
 

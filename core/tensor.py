@@ -230,34 +230,6 @@ class Tensor:
             return
         self.grad_fn._retain_grad_of(self)
 
-    def register_hook(self, hook):
-        """Register ``hook(grad) -> Tensor or None`` to run when this tensor's gradient is computed.
-
-        Returns a handle whose ``remove()`` unregisters the hook.
-        """
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor w.r.t. graph leaves into their ``.grad``.
-
-        Args:
-            gradient: the gradient w.r.t. this tensor; needed unless it holds a single element.
-            retain_graph: keep saved tensors for another backward (defaults to ``create_graph``).
-            create_graph: record the derivative graph for higher-order gradients.
-            inputs: accumulate only into these tensors.
-        """
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
-
     def detach(self) -> "Tensor":
         """A new tensor sharing data with this one, cut from the graph."""
         t = Tensor._make(self._data)
@@ -475,6 +447,19 @@ def _to_numpy(data):
     if type(data) is np.ndarray:
         return data
     return data.get()  # cupy
+
+
+def tensor_method(*names):
+    """Decorator: also bind the function as ``Tensor.<name>`` for each name (default: the function's own name).
+
+    Ops (``ops/_base.py``) and autograd (``autograd/tensor_methods.py``) add their methods this way, so this module
+    imports neither of them.
+    """
+    def deco(fn):
+        for name in names or (fn.__name__,):
+            setattr(Tensor, name, fn)
+        return fn
+    return deco
 
 
 def _normalize_dim(dim, ndim):

@@ -1,4 +1,5 @@
 """``ember.autograd``: the backward engine, grad modes, custom Functions and gradient checks."""
+from . import tensor_methods  # noqa: F401  (binds Tensor.backward and Tensor.register_hook)
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,

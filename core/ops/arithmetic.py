@@ -36,7 +36,7 @@ class AddBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = None
         if self.next_functions[1] is not None:
             gb = sum_to(grad if alpha == 1 else grad * alpha, shape_b)
@@ -47,7 +47,7 @@ class SubBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = None
         if self.next_functions[1] is not None:
             gb = sum_to(-grad if alpha == 1 else grad * (-alpha), shape_b)
@@ -58,7 +58,7 @@ class RsubBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = sum_to(grad, shape_b) if self.next_functions[1] is not None else None
         return sum_to(-grad if alpha == 1 else grad * (-alpha), shape_a), gb
 
@@ -75,7 +75,7 @@ def _add_like(input, other, alpha, node_cls, fn):
         ot = other if isinstance(other, Tensor) else None
         if input._requires_grad or (ot is not None and ot._requires_grad):
             node = node_cls()
-            node._ctx = (input._data.shape, ot._data.shape if ot is not None else (), alpha)
+            node.shape_a, node.shape_b, node.alpha = input._data.shape, ot._data.shape if ot is not None else (), alpha
             record(node, out, input, ot)
     return out
 
@@ -123,7 +123,7 @@ class MulBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b, scalar = self._ctx
+        shape_a, shape_b, scalar = self.shape_a, self.shape_b, self.scalar
         if b is None:
             return (grad * _conj_scalar(scalar),)
         ga = sum_to(grad * _conj(b), shape_a) if self.next_functions[0] is not None else None
@@ -132,17 +132,17 @@ class MulBackward0(Node):
 
 
 def _record_product(node_cls, out, input, other) -> None:
-    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` goes in ``_ctx``."""
+    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` goes in ``node.scalar``."""
     if isinstance(other, Tensor):
         if input._requires_grad or other._requires_grad:
             node = node_cls()
             node.save(input, other)
-            node._ctx = (input._data.shape, other._data.shape, None)
+            node.shape_a, node.shape_b, node.scalar = input._data.shape, other._data.shape, None
             record(node, out, input, other)
     elif input._requires_grad:
         node = node_cls()
         node.save(None, None)
-        node._ctx = (input._data.shape, (), other)
+        node.shape_a, node.shape_b, node.scalar = input._data.shape, (), other
         record(node, out, input)
 
 
@@ -168,7 +168,7 @@ class DivBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b, scalar = self._ctx
+        shape_a, shape_b, scalar = self.shape_a, self.shape_b, self.scalar
         if b is None:
             return (grad / _conj_scalar(scalar),)
         ga = sum_to(grad / _conj(b), shape_a) if self.next_functions[0] is not None else None
@@ -234,7 +234,7 @@ class RemainderBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         ga = sum_to(grad, shape_a) if self.next_functions[0] is not None else None
         gb = None
         if b is not None and self.next_functions[1] is not None:
@@ -262,7 +262,7 @@ def _mod_like(input, other, fn, node_cls):
     if GRAD_ENABLED[0] and (input._requires_grad or (ot is not None and ot._requires_grad)):
         node = node_cls()
         node.save(input, ot)
-        node._ctx = (input._data.shape, ot._data.shape if ot is not None else ())
+        node.shape_a, node.shape_b = input._data.shape, ot._data.shape if ot is not None else ()
         record(node, out, input, ot)
     return out
 
@@ -299,7 +299,7 @@ class PowBackward0(Node):
 
     def apply(self, grad):
         (a,) = self.saved_tensors
-        p = self._ctx
+        p = self.p
         if p == 0:
             return (grad * 0,)
         if p == 1:
@@ -316,7 +316,7 @@ class PowBackward1(Node):
     def apply(self, grad):
         a, b = self.saved_tensors
         out = self.saved_output()
-        shape_a, shape_b, base = self._ctx
+        shape_a, shape_b, base = self.shape_a, self.shape_b, self.base
         ga = gb = None
         if a is not None and self.next_functions[0] is not None:
             ga = sum_to(grad * _conj(b * where_nonzero_pow(a, b)), shape_a)
@@ -356,7 +356,7 @@ def pow(input, exponent):
             node = PowBackward1()
             node.save(input, exponent)
             node.save_output(out)
-            node._ctx = (input._data.shape, exponent._data.shape, None)
+            node.shape_a, node.shape_b, node.base = input._data.shape, exponent._data.shape, None
             record(node, out, input, exponent)
         return out
     if not isinstance(exponent, numbers.Number):
@@ -373,7 +373,7 @@ def pow(input, exponent):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = PowBackward0()
         node.save(input)
-        node._ctx = exponent
+        node.p = exponent
         record(node, out, input)
     return out
 
@@ -387,7 +387,7 @@ def _scalar_pow(base, exponent):
         node = PowBackward1()
         node.save(None, exponent)
         node.save_output(out)
-        node._ctx = ((), exponent._data.shape, base)
+        node.shape_a, node.shape_b, node.base = (), exponent._data.shape, base
         record(node, out, None, exponent)
     return out
 
@@ -665,10 +665,10 @@ def _fast_binary(full, node_cls, ufunc_name):
         if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
             node = node_cls()
             if node_cls is AddBackward0 or node_cls is SubBackward0:
-                node._ctx = (a.shape, b.shape, 1)
+                node.shape_a, node.shape_b, node.alpha = a.shape, b.shape, 1
             else:
                 node.save(self, other)
-                node._ctx = (a.shape, b.shape, None)
+                node.shape_a, node.shape_b, node.scalar = a.shape, b.shape, None
             record(node, out, self, other)
         return out
     op.__name__ = f"__{ufunc_name}__"

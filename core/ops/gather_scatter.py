@@ -82,7 +82,7 @@ class GatherBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        shape, d = self._ctx
+        shape, d = self.shape, self.d
         zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
         return (_scatter(zeros, d, index, grad, "add", copy=False),)
 
@@ -117,7 +117,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = GatherBackward0()
         node.save(index)
-        node._ctx = (input._data.shape, d)
+        node.shape, node.d = input._data.shape, d
         record(node, out, input)
     return out
 
@@ -130,7 +130,7 @@ class ScatterBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d, src_shape, reduce = self._ctx
+        d, src_shape, reduce = self.d, self.src_shape, self.reduce
         if reduce == "multiply":
             raise RuntimeError("the derivative for 'scatter' with reduce='multiply' is not implemented")
         gi = gs = None
@@ -187,7 +187,7 @@ def _scatter(input, dim, index, src, reduce, copy=True, fn="scatter"):
         else:
             node = ScatterBackward0()
         node.save(index)
-        node._ctx = (d, src_t._data.shape if src_t is not None else None, reduce)
+        node.d, node.src_shape, node.reduce = d, src_t._data.shape if src_t is not None else None, reduce
         if src_t is not None:
             record(node, out, input, src_t)
         else:
@@ -247,7 +247,7 @@ class IndexSelectBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        shape, d = self._ctx
+        shape, d = self.shape, self.d
         zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
         return (_index_add(zeros, d, index, grad, 1, copy=False),)
 
@@ -264,7 +264,7 @@ def index_select(input, dim, index):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = IndexSelectBackward0()
         node.save(index)
-        node._ctx = (data.shape, d)
+        node.shape, node.d = data.shape, d
         record(node, out, input)
     return out
 
@@ -288,7 +288,7 @@ class IndexAddBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d, alpha = self._ctx
+        d, alpha = self.d, self.alpha
         gs = None
         if self.next_functions[1] is not None:
             gs = index_select(grad, d, index)
@@ -314,7 +314,7 @@ def _index_add(input, dim, index, source, alpha, copy=True):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = IndexAddBackward0()
         node.save(index)
-        node._ctx = (d, alpha)
+        node.d, node.alpha = d, alpha
         record(node, out, input, source)
     return out
 
@@ -331,7 +331,7 @@ class IndexCopyBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d = self._ctx
+        d = self.d
         gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
         gs = index_select(grad, d, index) if self.next_functions[1] is not None else None
         return gi, gs
@@ -359,7 +359,7 @@ def index_copy(input, dim, index, source):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = IndexCopyBackward0()
         node.save(index)
-        node._ctx = d
+        node.d = d
         record(node, out, input, source)
     return out
 
@@ -369,7 +369,7 @@ class IndexFillBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d = self._ctx
+        d = self.d
         gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
         gv = None
         if len(self.next_functions) > 1 and self.next_functions[1] is not None:
@@ -400,7 +400,7 @@ def index_fill(input, dim, index, value):
     if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
         node.save(index)
-        node._ctx = d
+        node.d = d
         if vt is not None:
             record(node, out, input, vt)
         else:
@@ -422,7 +422,7 @@ class MaskedFillBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_tensors
-        in_shape = self._ctx
+        in_shape = self.in_shape
         gi = gv = None
         if self.next_functions[0] is not None:
             gi = sum_to(masked_fill(grad, mask, 0), in_shape)
@@ -458,7 +458,7 @@ def masked_fill(input, mask, value):
     if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
         node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
         node.save(mask)
-        node._ctx = data.shape
+        node.in_shape = data.shape
         if vt is not None:
             record(node, out, input, vt)
         else:
@@ -512,7 +512,7 @@ class MaskedScatterBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_tensors
-        in_shape, src_shape, count = self._ctx
+        in_shape, src_shape, count = self.in_shape, self.src_shape, self.count
         gi = gs = None
         if self.next_functions[0] is not None:
             gi = sum_to(masked_fill(grad, mask, 0), in_shape)
@@ -548,7 +548,7 @@ def masked_scatter(input, mask, source):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = MaskedScatterBackward0()
         node.save(mask)
-        node._ctx = (data.shape, src.shape, count)
+        node.in_shape, node.src_shape, node.count = data.shape, src.shape, count
         record(node, out, input, source)
     return out
 

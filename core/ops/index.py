@@ -354,7 +354,7 @@ class IndexBackward0(Node):
     def apply(self, grad):
         if self._saved is not None:
             self.saved_tensors  # raises if an index tensor was modified in place since the forward
-        shape, parsed = self._ctx
+        shape, parsed = self.shape, self.parsed
         return (_index_backward(grad, shape, parsed),)
 
 
@@ -372,14 +372,14 @@ class IndexBackwardBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (_index(grad, self._ctx),)
+        return (_index(grad, self.parsed),)
 
 
 def _index_backward(grad, shape, parsed):
     out = wrap(_scatter_into_zeros(grad._data, shape, parsed))
     if GRAD_ENABLED[0] and grad._requires_grad:
         node = IndexBackwardBackward0()
-        node._ctx = parsed
+        node.parsed = parsed
         record(node, out, grad)
     return out
 
@@ -398,7 +398,7 @@ def _index(input, parsed):
             node = SelectBackward0()
         else:
             node = SliceBackward0()
-        node._ctx = (data.shape, parsed)
+        node.shape, node.parsed = data.shape, parsed
         if parsed[3] is not None:
             node.save(*parsed[3])
         record(node, out, input)
@@ -420,7 +420,7 @@ def _getitem(self, key):
         out = _as_view(wrap(data[key, ...]), self, lambda t: t[key])
         if GRAD_ENABLED[0] and self._requires_grad:
             node = SelectBackward0()
-            node._ctx = (data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None))
+            node.shape, node.parsed = data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None)
             record(node, out, self)
         return out
     return _index(self, _parse(key, data.shape))
@@ -474,7 +474,7 @@ class IndexPutBackward0(Node):
     def apply(self, grad):
         if self._saved is not None:
             self.saved_tensors
-        parsed, accumulate, vshape, vdtype = self._ctx
+        parsed, accumulate, vshape, vdtype = self.parsed, self.accumulate, self.vshape, self.vdtype
         gi = gv = None
         if self.next_functions[0] is not None:
             gi = grad if accumulate else _put(grad, parsed, 0, False)
@@ -508,8 +508,9 @@ def _put(input, parsed, value, accumulate, inplace=False):
         vt = value if isinstance(value, Tensor) else None
         if input._requires_grad or (vt is not None and vt._requires_grad):
             node = IndexPutBackward0()
-            node._ctx = (parsed, accumulate, vt._data.shape if vt is not None else (),
-                         vt._data.dtype if vt is not None else None)
+            node.parsed, node.accumulate = parsed, accumulate
+            node.vshape = vt._data.shape if vt is not None else ()
+            node.vdtype = vt._data.dtype if vt is not None else None
             if parsed[3] is not None:
                 node.save(*parsed[3])
             if vt is not None:

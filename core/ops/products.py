@@ -237,7 +237,7 @@ class EinsumBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        inputs, output = self._ctx
+        inputs, output = self.inputs, self.output
         operands = self.saved_tensors
         return tuple(_operand_grad(grad, k, operands, inputs, output) if edge is not None else None
                      for k, edge in enumerate(self.next_functions))
@@ -286,7 +286,7 @@ def einsum(*args) -> Tensor:
             if op._requires_grad:
                 node = EinsumBackward0()
                 node.save(*operands)
-                node._ctx = (parsed.inputs, parsed.output)
+                node.inputs, node.output = parsed.inputs, parsed.output
                 record(node, out, *operands)
                 break
     return out
@@ -336,7 +336,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
             "".join(ch for i, ch in enumerate(lb) if i not in db)
         node = EinsumBackward0()
         node.save(a, b)
-        node._ctx = (("".join(la), "".join(lb)), output)
+        node.inputs, node.output = ("".join(la), "".join(lb)), output
         record(node, res, a, b)
     return res
 

@@ -54,7 +54,7 @@ class _SelectBackward(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        in_shape, dim, indices, keepdim = self._ctx
+        in_shape, dim, indices, keepdim = self.in_shape, self.dim, self.indices, self.keepdim
         from .gather_scatter import scatter_add
         idx = wrap(indices)
         if not keepdim and len(in_shape):
@@ -103,7 +103,7 @@ def _select_result(name, input, dim, values, indices, keepdim, node_cls):
     idx = wrap(indices.astype(np.int64, copy=False))
     if GRAD_ENABLED[0] and input._requires_grad and input._data.dtype.kind in "fc":
         node = node_cls()
-        node._ctx = (input._data.shape, dim, idx._data, keepdim)
+        node.in_shape, node.dim, node.indices, node.keepdim = input._data.shape, dim, idx._data, keepdim
         record(node, out, input)
     return _ValuesIndices[name](out, idx)
 
@@ -674,7 +674,7 @@ class DiagonalBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        in_shape, offset, d1, d2 = self._ctx
+        in_shape, offset, d1, d2 = self.in_shape, self.offset, self.d1, self.d2
         return (_onto_diagonal(grad, in_shape, offset, d1, d2, DiagonalBackwardBackward0),)
 
 
@@ -682,7 +682,7 @@ class DiagEmbedBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        _, offset, d1, d2 = self._ctx
+        offset, d1, d2 = self.offset, self.d1, self.d2
         return (diagonal(grad, offset, d1, d2),)
 
 
@@ -698,7 +698,7 @@ def _onto_diagonal(src: Tensor, out_shape, offset, d1, d2, node_cls) -> Tensor:
     out = wrap(out_data)
     if GRAD_ENABLED[0] and src._requires_grad:
         node = node_cls()
-        node._ctx = (out_shape, offset, d1, d2)
+        node.in_shape, node.offset, node.d1, node.d2 = out_shape, offset, d1, d2
         record(node, out, src)
     return out
 
@@ -719,7 +719,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
     out._version = input._ensure_version()
     if GRAD_ENABLED[0] and input._requires_grad:
         node = DiagonalBackward0()
-        node._ctx = (data.shape, int(offset), d1, d2)
+        node.in_shape, node.offset, node.d1, node.d2 = data.shape, int(offset), d1, d2
         record(node, out, input)
     return out
 
@@ -761,7 +761,7 @@ class TraceBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape = self._ctx
+        shape = self.shape
         k = min(shape)
         return (_onto_diagonal(grad.expand(k), shape, 0, 0, 1, DiagonalBackwardBackward0),)
 
@@ -777,7 +777,7 @@ def trace(input) -> Tensor:
     out = wrap(input._xp.asarray(input._xp.trace(data, dtype=dtype)))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = TraceBackward0()
-        node._ctx = data.shape
+        node.shape = data.shape
         record(node, out, input)
     return out
 

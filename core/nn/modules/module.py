@@ -1133,7 +1133,7 @@ class _BackwardHook:
 
 
 def _edge(t):
-    from ...autograd.engine import gradient_edge
+    from ...autograd.graph import gradient_edge
     return gradient_edge(t)
 
 
