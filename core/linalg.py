@@ -1105,7 +1105,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Alias of :func:`ember.diagonal` with defaults ``dim1=-2, dim2=-1`` (the diagonals of a batch of matrices)."""
-    from .ops.sorting import diagonal as _diagonal
+    from .ops.diagonals import diagonal as _diagonal
     return _diagonal(A, offset=offset, dim1=dim1, dim2=dim2)
 
 

@@ -212,7 +212,7 @@ def test_meshgrid_and_cartesian_prod():
     np.testing.assert_array_equal(npy(gx), rx)
     np.testing.assert_array_equal(npy(gy), ry)
     with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
-        em.core.ops.sorting._warned_meshgrid[0] = False
+        em.core.ops.grids._warned_meshgrid[0] = False
         em.meshgrid(a, b)
     assert em.cartesian_prod(a, b).tolist() == [[1, 4], [1, 5], [2, 4], [2, 5], [3, 4], [3, 5]]
     assert em.cartesian_prod(a) is a
