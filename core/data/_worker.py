@@ -157,7 +157,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
             if init_fn is not None:
                 init_fn(worker_id)
             elif seed_workers:  # seed_everything(workers=True): Lightning's per-worker seeding
-                from .seed import pl_worker_init_function
+                from ..seed import pl_worker_init_function
                 pl_worker_init_function(worker_id)
             fetcher = _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
         except Exception:
