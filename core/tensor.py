@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
-from .device import CPU, device as _device_cls, device_of, module_for_device
+from .device import CPU, array_module, device as _device_cls, device_of, module_for_device
 
 __all__ = ["Tensor", "Size", "UntypedStorage"]
 
@@ -150,7 +150,6 @@ class Tensor:
         data = self._data
         if type(data) is np.ndarray:
             return np
-        from .device import array_module
         return array_module(data)
 
     def is_floating_point(self) -> bool:

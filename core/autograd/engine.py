@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from ..tensor import Tensor
 from .graph import AccumulateGrad, gradient_edge
 from .grad_mode import GRAD_ENABLED
@@ -37,7 +39,8 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 else out._xp.ones_like(data))
+            xp = out._xp  # a host scalar only for host data: on a device the seed gradient lives on the device
+            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 and xp is np else xp.ones_like(data))
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")

@@ -56,7 +56,9 @@ def _pinv_data(A: Tensor, atol, rtol, hermitian):
 
 
 def _nonzero(v):
-    return bool(np.any(np.asarray(v._data if isinstance(v, Tensor) else v) > 0))
+    if isinstance(v, Tensor):
+        return bool((v._data > 0).any())
+    return bool(np.any(np.asarray(v) > 0))
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:

@@ -36,7 +36,7 @@ def _vector_norm_grad(x, norm, grad, ord, dims):
         # the gradient is split evenly between the entries that attain the max (min) modulus
         hit = (absx._data == norm._data)
         count = hit.sum(axis=dims, keepdims=True)
-        w = wrap((hit / np.maximum(count, 1)).astype(absx._data.dtype))
+        w = wrap((hit / absx._xp.maximum(count, 1)).astype(absx._data.dtype))
         return _scale(x, absx, grad * w, cplx)
     if ord == 2:
         safe = norm + wrap((norm._data == 0).astype(norm._data.dtype))

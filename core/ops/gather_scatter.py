@@ -15,7 +15,8 @@ import numpy as np
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, apply_inplace, broadcast_error, normalize_dim, record, sum_to, \
     tensor_method, wrap
-from .index import _NO_ARRAYS, _add_at_flat, _index, _index_backward, _parse, _xp_of
+from ..device import array_module
+from .index import _NO_ARRAYS, _add_at_flat, _index, _index_backward, _parse
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill",
            "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim",
@@ -51,7 +52,7 @@ def _c_strides(shape):
 def _dim_positions(shape, d, idx):
     """Flat positions in a C-contiguous array of ``shape`` of the elements ``idx`` addresses along ``d``: element
     ``(i0, .., ik, ..)`` of ``idx`` names position ``idx[..]`` in dim ``d`` and ``ik`` in every other dim."""
-    xp = np if type(idx) is np.ndarray else _xp_of(idx)
+    xp = np if type(idx) is np.ndarray else array_module(idx)
     strides = _c_strides(shape)
     nd = idx.ndim
     lin = idx.astype(np.intp) * strides[d]

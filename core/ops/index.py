@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
+from ..device import array_module
 from ._base import GRAD_ENABLED, Tensor, apply_inplace, check_writable, record, sum_to, tensor_method, wrap
 from .shape import _as_view
 
@@ -260,7 +261,7 @@ def _data_ptr(a):
 def _flat_positions(view, base, adv):
     """Flat positions in the C-contiguous array ``base`` of the elements of ``view[adv]`` (``view`` is a basic
     view of ``base``), laid out as the result of ``view[adv]``."""
-    xp = np if type(base) is np.ndarray else _xp_of(base)
+    xp = np if type(base) is np.ndarray else array_module(base)
     itemsize = base.itemsize
     strides = [s // itemsize for s in view.strides]
     offset = (_data_ptr(view) - _data_ptr(base)) // itemsize if view.size else 0
@@ -314,14 +315,9 @@ def _flat_positions(view, base, adv):
     return lin + offset if offset else lin
 
 
-def _xp_of(a):
-    from ..device import array_module
-    return array_module(a)
-
-
 def _add_at_flat(flat, positions, values):
     """``flat[positions] += values`` with repeated positions accumulating (1-D ``add.at``)."""
-    xp = np if type(flat) is np.ndarray else _xp_of(flat)
+    xp = np if type(flat) is np.ndarray else array_module(flat)
     if values.dtype != flat.dtype:
         values = values.astype(flat.dtype)
     extra = values.ndim - positions.ndim
@@ -332,7 +328,7 @@ def _add_at_flat(flat, positions, values):
 
 def _scatter_into_zeros(g, shape, parsed):
     """Zeros of ``shape`` with ``g`` added at the positions ``parsed`` selects (repeats accumulate)."""
-    xp = np if type(g) is np.ndarray else _xp_of(g)
+    xp = np if type(g) is np.ndarray else array_module(g)
     z = xp.zeros(shape, dtype=g.dtype)
     if g.size == 0:
         return z
@@ -457,7 +453,7 @@ def _write(data, parsed, value, accumulate):
             value = value if hasattr(value, "dtype") else np.asarray(value, dtype=data.dtype)
             _add_at_flat(data.reshape(-1), positions, value)
         else:
-            xp = np if type(data) is np.ndarray else _xp_of(data)
+            xp = np if type(data) is np.ndarray else array_module(data)
             xp.add.at(view, adv, value)
     except ValueError:
         target = view if adv is None else _apply_key(view, (None, adv, arrays, None))

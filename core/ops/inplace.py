@@ -158,7 +158,7 @@ def fill_(self, value):
                                "dimensions.")
         node = FillBackward0()
         node.value_shape = value._data.shape
-        return _overwrite(self, np.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
+        return _overwrite(self, self._xp.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
     if not GRAD_ENABLED[0] or not self._requires_grad:
         if not self._data.flags.writeable:
             check_writable(self)
@@ -180,7 +180,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     try:
-        data = np.broadcast_to(src._data, self._data.shape)
+        data = self._xp.broadcast_to(src._data, self._data.shape)
     except ValueError:
         raise broadcast_error(self._data.shape, src._data.shape) from None
     if self._data.dtype.kind not in "c" and src._data.dtype.kind == "c":
