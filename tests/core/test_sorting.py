@@ -6,17 +6,13 @@ import pytest
 
 import ember as em
 from ember.core.autograd import gradcheck, gradgradcheck
+from op_testing import npy, rand_from
 
 RNG = np.random.default_rng(11)
 NAN = float("nan")
 
 
-def rand(*shape, grad=True):
-    return em.tensor(RNG.standard_normal(shape), requires_grad=grad)
-
-
-def npy(t):
-    return t.detach().numpy()
+rand = rand_from(RNG)
 
 
 def same(a, b):
