@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import return_types as _rt
 from ..ops._base import Tensor, check_tensor, wrap
+from ..tensor import _to_numpy
 
 __all__ = ["LinAlgError"]  # and the private helpers the family modules import
 
@@ -82,8 +83,8 @@ def _lu_zero_pivot(a: np.ndarray) -> int:
 
 
 def _singular_infos(data: np.ndarray) -> np.ndarray:
-    """The getrf ``info`` of every matrix of a batch (flattened)."""
-    mats = _matrices(data)
+    """The getrf ``info`` of every matrix of a batch (flattened), for an error message: computed on a host copy."""
+    mats = _matrices(_to_numpy(data))
     infos = np.zeros(len(mats), dtype=np.int32)
     for b, a in enumerate(mats):
         try:

@@ -636,18 +636,18 @@ def _warn_once(key, msg):
         warnings.warn(msg, UserWarning, stacklevel=3)
 
 
-def _lu_packed(a: np.ndarray) -> np.ndarray:
+def _lu_packed(a: np.ndarray, xp) -> np.ndarray:
     """LAPACK getrf's packed LU factors (unit-lower L below the diagonal, U on and above) with partial pivoting."""
     n = a.shape[-1]
-    lu = np.array(a.reshape((-1, n, n)), copy=True)
-    rows = np.arange(lu.shape[0])
+    lu = xp.array(a.reshape((-1, n, n)), copy=True)
+    rows = xp.arange(lu.shape[0])
     for k in range(n):
-        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        p = k + xp.argmax(abs(lu[:, k:, k]), axis=1)
         top = lu[rows, k].copy()
         lu[rows, k] = lu[rows, p]
         lu[rows, p] = top
         piv = lu[:, k, k]
-        safe = np.where(piv == 0, 1, piv)
+        safe = xp.where(piv == 0, 1, piv)
         lu[:, k + 1:, k] /= safe[:, None]
         lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
     return lu.reshape(a.shape)
@@ -673,7 +673,7 @@ def solve(input: Tensor, A: Tensor):
     linalg = _linalg()
     solution = linalg.solve(A, input)
     batch = np.broadcast_shapes(A._data.shape[:-2], input._data.shape[:-2])
-    lu = _lu_packed(np.broadcast_to(A._data, batch + A._data.shape[-2:]))
+    lu = _lu_packed(A._xp.broadcast_to(A._data, batch + A._data.shape[-2:]), A._xp)
     return _SolveResult(solution, wrap(A._xp.asarray(lu)))
 
 

@@ -149,6 +149,32 @@ def test_ops_compute_with_the_array_module_of_their_inputs(name):
         np.testing.assert_allclose(_host(g), r._data, rtol=1e-10, atol=1e-12)
 
 
+def test_the_old_solve_and_its_lu_on_the_device(monkeypatch):
+    from ember.core.ops import products
+    monkeypatch.setattr(products, "_warned", {"solve"})  # its deprecation warning is another test's business
+    b, a = _a(3, 2), _spd(3)
+    ref = em.solve(em.tensor(b), em.tensor(a))
+    with fake_device():
+        out = em.solve(to_device(b), to_device(a))
+        direct = list(FakeDeviceArray.direct_calls)
+    assert direct == []
+    assert on_fake_device(list(out))
+    np.testing.assert_allclose(_host(out.solution), ref.solution._data, rtol=1e-12)
+    np.testing.assert_array_equal(_host(out.LU), ref.LU._data)
+
+
+def test_a_singular_matrix_raises_the_same_error_on_the_device():
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    with pytest.raises(linalg.LinAlgError) as on_cpu:
+        linalg.inv(em.tensor(a))
+    with fake_device():
+        with pytest.raises(linalg.LinAlgError) as on_device:
+            linalg.inv(to_device(a))
+        direct = list(FakeDeviceArray.direct_calls)
+    assert direct == []
+    assert str(on_device.value) == str(on_cpu.value)
+
+
 def test_creation_ops_on_the_device():
     with fake_device() as xp:
         made = [em.zeros(2, 3, device="cuda"), em.ones(3, device="cuda"), em.arange(5, device="cuda"),
