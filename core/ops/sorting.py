@@ -136,7 +136,7 @@ def argsort(input, dim=-1, descending=False, stable=False) -> Tensor:
     data = input._data
     if data.ndim == 0:
         normalize_dim(dim, 0)
-        return wrap(np.zeros((), dtype=np.int64))
+        return wrap(input._xp.zeros((), dtype=np.int64))
     return wrap(_argsort(data, _dim_of(input, dim), descending, stable, input._xp).astype(np.int64, copy=False))
 
 
@@ -322,7 +322,7 @@ def mode(input, dim=-1, keepdim=False):
     moved = xp.moveaxis(data, d, -1)
     order = xp.argsort(moved, axis=-1, kind="stable")
     s = xp.take_along_axis(moved, order, axis=-1)
-    pos = np.arange(n)
+    pos = xp.arange(n)
     starts = xp.ones(s.shape, dtype=bool)
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
     ends = xp.ones(s.shape, dtype=bool)

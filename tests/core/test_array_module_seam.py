@@ -57,6 +57,8 @@ OP_CASES = {
     # sorting, diagonals, grids
     "sort_topk": (lambda a: a.sort(1).values + a.topk(3, 1).values, (_a(4, 3),), (0,)),
     "median": (lambda a: a.median(1).values + a.kthvalue(2, 1).values, (_a(4, 3),), (0,)),
+    "mode_argsort": (lambda a: a.round().mode(1).values + a[0, 0].argsort().float() + a.argsort(1).float().sum(1),
+                     (_a(4, 3),), (0,)),
     "diagonals": (lambda a: em.diagonal(a) + em.diag(a).sum() + em.trace(a), (_a(3, 3),), (0,)),
     "meshgrid": (lambda a, b: sum(g.sum() for g in em.meshgrid(a, b, indexing="ij")), (_a(3), _a(4)), (0, 1)),
     # products
