@@ -101,6 +101,8 @@ OP_CASES.update({
     "F.embedding": (lambda w: F.embedding(em.tensor([[0, 2], [3, 0]], device=w.device), w), (_a(4, 3),), (0,)),
     "F.pad": (lambda x: F.pad(x, (1, 2, 0, 1)), (_x4,), (0,)),
     "F.interpolate": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), (_x4,), (0,)),
+    "nn.utils.rnn": (lambda a, b: nn.utils.rnn.pad_sequence([a, b], batch_first=True, padding_value=-1.0),
+                     (_a(3, 2), _a(2, 2)), (0, 1)),
     "F.attention": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v), (_a(2, 4, 3), _a(2, 5, 3), _a(2, 5, 3)),
                     (0, 1, 2)),
 })
@@ -112,6 +114,7 @@ NN_FUNCTIONAL_TO_CONVERT = {
     "F.cross_entropy": "cross_entropy's result (nn/functional/_loss.py) is built on the host",
     "F.mse_nll": "a loss reduction (nn/functional/_loss.py) returns a host tensor",
     "F.embedding": "embedding's backward (nn/functional/_linear.py, np.add.at) leaves the device",
+    "nn.utils.rnn": "pad_sequence's rows are scattered by nn/functional/_linear.py's _segment_sum, whose result is on the host",
 }
 KNOWN_DIRECT = dict(NN_FUNCTIONAL_TO_CONVERT)
 
