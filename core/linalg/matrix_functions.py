@@ -1,4 +1,5 @@
-"""Matrix functions and products: ``matrix_power``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matmul``, ``diagonal``, ``cross``."""
+"""Matrix functions and products: ``matrix_power``, ``matrix_rank``, ``multi_dot``, ``vecdot``, ``matmul``,
+``diagonal`` and ``cross``."""
 from __future__ import annotations
 
 import numpy as np

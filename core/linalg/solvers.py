@@ -6,7 +6,8 @@ import numpy as np
 from ..autograd.graph import Node
 from ..ops._base import GRAD_ENABLED, Tensor, broadcast_error, record, sum_to, wrap
 from ._common import (InvExResult, LinAlgError, SolveExResult, _as_dtype, _check_float, _check_matrix,
-                      _check_same_dtype, _check_square, _col, _matrices, _raise_singular, _row, _singular_infos, _tri_mask)
+                      _check_same_dtype, _check_square, _col, _matrices, _raise_singular, _row, _singular_infos,
+                      _tri_mask)
 
 __all__ = ["inv", "inv_ex", "solve", "solve_ex", "solve_triangular"]
 

@@ -131,7 +131,7 @@ class MulBackward0(Node):
 
 
 def _record_product(node_cls, out, input, other) -> None:
-    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` goes in ``node.scalar``."""
+    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` is ``node.scalar``."""
     if isinstance(other, Tensor):
         if input._requires_grad or other._requires_grad:
             node = node_cls()

@@ -158,7 +158,8 @@ def fill_(self, value):
                                "dimensions.")
         node = FillBackward0()
         node.value_shape = value._data.shape
-        return _overwrite(self, self._xp.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
+        data = self._xp.broadcast_to(value._data.astype(self._data.dtype), self._data.shape)
+        return _overwrite(self, data, node, value)
     if not GRAD_ENABLED[0] or not self._requires_grad:
         if not self._data.flags.writeable:
             check_writable(self)

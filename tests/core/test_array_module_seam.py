@@ -52,7 +52,8 @@ OP_CASES = {
     "index": (lambda a: a[1:, [0, 2]] + a[:3, 0:2], (_a(4, 3),), (0,)),
     "gather_scatter": (lambda a: a.gather(1, em.tensor([[0, 1, 2]] * 4, device=a.device)) + a.scatter_add(
         1, em.tensor([[0, 0, 1]] * 4, device=a.device), a), (_a(4, 3),), (0,)),
-    "masked": (lambda a: a.masked_fill(a > 0, 0.0) + a.index_select(0, em.tensor([3, 0, 1, 2], device=a.device)), (_a(4, 3),), (0,)),
+    "masked": (lambda a: a.masked_fill(a > 0, 0.0) + a.index_select(0, em.tensor([3, 0, 1, 2], device=a.device)),
+               (_a(4, 3),), (0,)),
     "tril_triu": (lambda a: a.tril() + a.triu(1), (_a(3, 3),), (0,)),
     # sorting, diagonals, grids
     "sort_topk": (lambda a: a.sort(1).values + a.topk(3, 1).values, (_a(4, 3),), (0,)),
@@ -114,7 +115,8 @@ NN_FUNCTIONAL_TO_CONVERT = {
     "F.cross_entropy": "cross_entropy's result (nn/functional/_loss.py) is built on the host",
     "F.mse_nll": "a loss reduction (nn/functional/_loss.py) returns a host tensor",
     "F.embedding": "embedding's backward (nn/functional/_linear.py, np.add.at) leaves the device",
-    "nn.utils.rnn": "pad_sequence's rows are scattered by nn/functional/_linear.py's _segment_sum, whose result is on the host",
+    "nn.utils.rnn": "pad_sequence's rows are scattered by nn/functional/_linear.py's _segment_sum, whose result is "
+                    "on the host",
 }
 KNOWN_DIRECT = dict(NN_FUNCTIONAL_TO_CONVERT)
 

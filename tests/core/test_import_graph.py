@@ -127,6 +127,7 @@ def test_check_finds_a_cycle(tmp_path):
                                  ["ember.core.b", "ember.core.a", "ember.core.b"])
 
 
-@pytest.mark.parametrize("graph, expected", [({"x": {"y"}, "y": set()}, None), ({"x": {"x2"}, "x2": {"x"}}, ["x", "x2", "x"])])
+@pytest.mark.parametrize("graph, expected", [({"x": {"y"}, "y": set()}, None),
+                                             ({"x": {"x2"}, "x2": {"x"}}, ["x", "x2", "x"])])
 def test_find_cycle(graph, expected):
     assert find_cycle(graph) == expected

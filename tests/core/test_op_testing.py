@@ -15,7 +15,8 @@ from op_testing import check_op
      lambda a, b: np.array([[x, y] for x in a for y in b])),
     (em.matmul, [(2, 3, 4), (4, 5)], np.matmul),
     (em.outer, [(3,), (4,)], np.outer),
-    (lambda m, a, b: em.addmm(m, a, b, beta=0.5, alpha=2), [(2, 4), (2, 3), (3, 4)], lambda m, a, b: 0.5 * m + 2 * a @ b),
+    (lambda m, a, b: em.addmm(m, a, b, beta=0.5, alpha=2), [(2, 4), (2, 3), (3, 4)],
+     lambda m, a, b: 0.5 * m + 2 * a @ b),
 ])
 def test_moved_ops_match_numpy_and_finite_differences(fn, shapes, reference):
     check_op(fn, shapes, reference, atol=1e-12, gradgrad=True)
