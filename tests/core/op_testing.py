@@ -24,10 +24,10 @@ def rand_from(rng):
     return rand
 
 
-def leaf(*shape, seed=0):
-    """A float64 leaf that requires grad, with standard-normal values from a fresh generator seeded ``seed``."""
+def leaf(*shape, seed=0, requires_grad=True):
+    """A float64 leaf (requiring grad by default) of standard-normal values from a fresh generator seeded ``seed``."""
     rng = np.random.default_rng(seed)
-    return em.tensor(rng.standard_normal(shape), dtype=em.float64, requires_grad=True)
+    return em.tensor(rng.standard_normal(shape), dtype=em.float64, requires_grad=requires_grad)
 
 
 def npy(t):
