@@ -43,7 +43,7 @@ _LAZY = {
     "LightningModule": ("ember.trainer", "LightningModule"),
     "LightningDataModule": ("ember.trainer", "LightningDataModule"),
     "Callback": ("ember.callbacks", "Callback"),
-    "seed_everything": ("ember.core.data", "seed_everything"),
+    "seed_everything": ("ember.core.seed", "seed_everything"),
 }
 
 

@@ -73,8 +73,14 @@ def module_for_device(dev) -> object:
 
 
 def array_module(*arrays):
-    """The array module (numpy or cupy) that owns ``arrays``; numpy when none of them is a GPU array."""
+    """The array module (numpy or cupy) that owns ``arrays``; numpy when none of them is a GPU array.
+
+    This is ember's one array-module lookup (the Chainer ``xp`` idiom): ops, optimizers and metrics ask it (or
+    ``Tensor._xp``, which asks it) instead of calling numpy on tensor data, so a CuPy backend slots in.
+    """
     for a in arrays:
+        if type(a) is np.ndarray:  # the common case, without a string test
+            continue
         mod = type(a).__module__
         if mod.startswith("cupy"):
             import cupy

@@ -109,7 +109,7 @@ class FftResizeBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dims, in_sizes = self._ctx
+        dims, in_sizes = self.dims, self.in_sizes
         return (_resize(grad, dims, in_sizes),)
 
 
@@ -127,7 +127,7 @@ def _resize(x: Tensor, dims, sizes) -> Tensor:
     out = wrap(out_data)
     if GRAD_ENABLED[0] and x._requires_grad:
         node = FftResizeBackward0()
-        node._ctx = (tuple(dims), tuple(data.shape[d] for d in dims))
+        node.dims, node.in_sizes = tuple(dims), tuple(data.shape[d] for d in dims)
         record(node, out, x)
     return out
 
@@ -142,7 +142,7 @@ class FftC2CBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dims, norm, forward, in_sizes, real_input = self._ctx
+        dims, norm, forward, in_sizes, real_input = self.dims, self.norm, self.forward, self.in_sizes, self.real_input
         g = _resize(_c2c(grad, dims, None, _DUAL[norm], not forward), dims, in_sizes)
         # a real input (transformed as complex with zero imaginary part) takes the real part of the gradient
         return (g.real if real_input else g,)
@@ -167,7 +167,11 @@ def _c2c(x: Tensor, dims, sizes, norm: str, forward: bool, real_fill: bool = Fal
         out = wrap(_cast_out(fn(data, s=sizes, axes=dims, norm=norm), cdtype))
     if GRAD_ENABLED[0] and x._requires_grad:
         node = FftC2CBackward0()
-        node._ctx = (dims, norm, forward, tuple(data.shape[d] for d in dims), data.dtype.kind != "c")
+        node.dims = dims
+        node.norm = norm
+        node.forward = forward
+        node.in_sizes = tuple(data.shape[d] for d in dims)
+        node.real_input = data.dtype.kind != "c"
         record(node, out, x)
     return out
 
@@ -198,7 +202,7 @@ class FftR2CBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dims, sizes, norm, in_sizes = self._ctx
+        dims, sizes, norm, in_sizes = self.dims, self.sizes, self.norm, self.in_sizes
         # adjoint of the one-sided transform: zero-fill the missing half and take the real part of the inverse,
         # which is exactly irfft of the half spectrum with its doubled bins halved
         last = dims[-1]
@@ -214,7 +218,7 @@ def _r2c(x: Tensor, dims, sizes, norm: str) -> Tensor:
     out = wrap(_cast_out(x._xp.fft.rfftn(data, s=sizes, axes=dims, norm=norm), _COMPLEX_OF[data.dtype]))
     if GRAD_ENABLED[0] and x._requires_grad:
         node = FftR2CBackward0()
-        node._ctx = (dims, sizes, norm, tuple(data.shape[d] for d in dims))
+        node.dims, node.sizes, node.norm, node.in_sizes = dims, sizes, norm, tuple(data.shape[d] for d in dims)
         record(node, out, x)
     return out
 
@@ -223,7 +227,7 @@ class FftC2RBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dims, sizes, norm, in_sizes = self._ctx
+        dims, sizes, norm, in_sizes = self.dims, self.sizes, self.norm, self.in_sizes
         # each interior bin of the half spectrum feeds two bins of the Hermitian full spectrum: double its gradient
         g = _r2c(grad, dims, sizes, _DUAL[norm])
         last = dims[-1]
@@ -237,7 +241,7 @@ def _c2r(x: Tensor, dims, sizes, norm: str) -> Tensor:
     out = wrap(_cast_out(x._xp.fft.irfftn(data, s=sizes, axes=dims, norm=norm), _REAL_OF[data.dtype]))
     if GRAD_ENABLED[0] and x._requires_grad:
         node = FftC2RBackward0()
-        node._ctx = (dims, sizes, norm, tuple(data.shape[d] for d in dims))
+        node.dims, node.sizes, node.norm, node.in_sizes = dims, sizes, norm, tuple(data.shape[d] for d in dims)
         record(node, out, x)
     return out
 

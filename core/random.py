@@ -10,6 +10,9 @@ import json
 
 import numpy as np
 
+from .device import device as _device
+from .tensor import Tensor
+
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "fork_rng"]
 
@@ -20,7 +23,6 @@ class Generator:
     """A pseudo-random number generator; pass it as ``generator=`` to random ops for an independent stream."""
 
     def __init__(self, device="cpu"):
-        from .device import device as _device
         self.device = _device(device)
         self._seed = _DEFAULT_SEED
         self._np_gen = None  # built on first draw: importing numpy.random costs ~10 ms of `import ember`
@@ -56,9 +58,8 @@ class Generator:
 
     def get_state(self):
         """The generator state as a uint8 tensor."""
-        from .ops.creation import tensor
         payload = json.dumps({"seed": self._seed, "state": self._np.bit_generator.state}).encode()
-        return tensor(list(payload), dtype="uint8")
+        return Tensor._make(np.frombuffer(payload, dtype=np.uint8).copy())
 
     def set_state(self, new_state) -> "Generator":
         """Restore a state returned by :meth:`get_state`."""

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import dtypes as _dt
-from .device import CPU, device as _device_cls, device_of, module_for_device
+from .device import CPU, array_module, device as _device_cls, device_of, module_for_device
 
 __all__ = ["Tensor", "Size", "UntypedStorage"]
 
@@ -150,7 +150,6 @@ class Tensor:
         data = self._data
         if type(data) is np.ndarray:
             return np
-        from .device import array_module
         return array_module(data)
 
     def is_floating_point(self) -> bool:
@@ -229,34 +228,6 @@ class Tensor:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
         self.grad_fn._retain_grad_of(self)
-
-    def register_hook(self, hook):
-        """Register ``hook(grad) -> Tensor or None`` to run when this tensor's gradient is computed.
-
-        Returns a handle whose ``remove()`` unregisters the hook.
-        """
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is not None:
-            return self.grad_fn._add_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle
-        if self._hooks is None:
-            self._hooks = {}
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor w.r.t. graph leaves into their ``.grad``.
-
-        Args:
-            gradient: the gradient w.r.t. this tensor; needed unless it holds a single element.
-            retain_graph: keep saved tensors for another backward (defaults to ``create_graph``).
-            create_graph: record the derivative graph for higher-order gradients.
-            inputs: accumulate only into these tensors.
-        """
-        from .autograd.engine import backward
-        backward(self, gradient, retain_graph, create_graph, inputs)
 
     def detach(self) -> "Tensor":
         """A new tensor sharing data with this one, cut from the graph."""
@@ -475,6 +446,19 @@ def _to_numpy(data):
     if type(data) is np.ndarray:
         return data
     return data.get()  # cupy
+
+
+def tensor_method(*names):
+    """Decorator: also bind the function as ``Tensor.<name>`` for each name (default: the function's own name).
+
+    Ops (``ops/_base.py``) and autograd (``autograd/tensor_methods.py``) add their methods this way, so this module
+    imports neither of them.
+    """
+    def deco(fn):
+        for name in names or (fn.__name__,):
+            setattr(Tensor, name, fn)
+        return fn
+    return deco
 
 
 def _normalize_dim(dim, ndim):

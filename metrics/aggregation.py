@@ -15,9 +15,9 @@ import warnings
 
 import numpy as np
 
-from ember.core.dtypes import float32
-from ember.core.ops.creation import full, zeros
-from ember.core.tensor import Tensor
+from ..core.dtypes import float32
+from ..core.ops.creation import full, zeros
+from ..core.tensor import Tensor
 
 from .metric import Metric
 from .wrappers.running import Running

@@ -6,8 +6,8 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from ember.core.nn.modules.container import ModuleDict
-from ember.core.tensor import Tensor
+from ..core.nn.modules.container import ModuleDict
+from ..core.tensor import Tensor
 
 from .metric import Metric
 

@@ -1,7 +1,7 @@
 """``CompositionalMetric``: the metric built by arithmetic between metrics (``m1 + m2``, ``2 * m``, ``-m``, ...)."""
 from __future__ import annotations
 
-from ember.core.tensor import Tensor
+from ..core.tensor import Tensor
 
 from .metric import Metric
 

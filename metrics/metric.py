@@ -20,11 +20,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ember.core.autograd.grad_mode import GRAD_ENABLED, no_grad
-from ember.core.dtypes import int64 as _int64
-from ember.core.ops.creation import tensor as _tensor, zeros as _zeros
-from ember.core.nn.modules.module import Module
-from ember.core.tensor import Tensor
+from ..core.autograd.grad_mode import GRAD_ENABLED, no_grad
+from ..core.dtypes import int64 as _int64
+from ..core.ops.creation import tensor as _tensor, zeros as _zeros
+from ..core.nn.modules.module import Module
+from ..core.tensor import Tensor
 
 from .utilities.data import (apply_to_collection, dim_zero_cat, dim_zero_max, dim_zero_mean,
                              dim_zero_min, dim_zero_sum, wrap)
@@ -178,8 +178,8 @@ class Metric(Module):
 
     def __init__(self, **kwargs):
         super().__init__()
-        from ember.core.device import device as _device
-        from ember.core.dtypes import get_default_dtype
+        from ..core.device import device as _device
+        from ..core.dtypes import get_default_dtype
         d = self.__dict__
         d["_device"] = _device("cpu")
         d["_dtype"] = get_default_dtype()
@@ -469,7 +469,7 @@ class Metric(Module):
                 if reduction_fn is dim_zero_cat:
                     reduced = dim_zero_cat(gathered)
                 else:
-                    from ember.core import stack
+                    from ..core import stack
                     stacked = stack(gathered)
                     reduced = reduction_fn(stacked) if reduction_fn is not None else stacked
                 d[attr] = reduced
@@ -584,7 +584,7 @@ class Metric(Module):
 
     def set_dtype(self, dst_type) -> "Metric":
         """Cast every floating state (and default) to ``dst_type``."""
-        from ember.core.dtypes import to_dtype
+        from ..core.dtypes import to_dtype
         dst = to_dtype(dst_type)
         return self._apply(lambda t: t.to(dst) if t.is_floating_point() else t)
 

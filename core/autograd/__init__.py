@@ -1,5 +1,6 @@
 """``ember.autograd``: the backward engine, grad modes, custom Functions and gradient checks."""
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from . import tensor_methods  # noqa: F401  (binds Tensor.backward and Tensor.register_hook)
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,

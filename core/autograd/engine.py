@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import sys
 
-from .graph import AccumulateGrad
+import numpy as np
+
+from ..tensor import Tensor
+from .graph import AccumulateGrad, gradient_edge
 from .grad_mode import GRAD_ENABLED
 
 __all__ = ["backward", "grad"]
@@ -21,35 +24,12 @@ def _as_tuple(x):
         return None
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    if isinstance(x, _tensor_class()) or not hasattr(x, "__iter__"):
+    if isinstance(x, Tensor) or not hasattr(x, "__iter__"):
         return (x,)
     return tuple(x)
 
 
-def gradient_edge(t):
-    """The ``(node, output_nr)`` that receives the gradient of ``t``, or None if ``t`` needs no gradient."""
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
-    if t._requires_grad:
-        acc = t._accum
-        if acc is None:
-            acc = t._accum = AccumulateGrad(t)
-        return (acc, 0)
-    return None
-
-
-_TENSOR = []  # ember's Tensor class, imported on first use (tensor.py imports this package, so not at the top)
-
-
-def _tensor_class():
-    if not _TENSOR:
-        from ..tensor import Tensor
-        _TENSOR.append(Tensor)
-    return _TENSOR[0]
-
-
 def _make_root_grads(outputs, grad_outputs, create_graph):
-    Tensor = _tensor_class()
     grads = []
     for i, out in enumerate(outputs):
         g = grad_outputs[i] if grad_outputs is not None else None
@@ -59,7 +39,8 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 else out._xp.ones_like(data))
+            xp = out._xp  # a host scalar only for host data: on a device the seed gradient lives on the device
+            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 and xp is np else xp.ones_like(data))
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
@@ -308,7 +289,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, results):
         if g is None:
             if materialize_grads:
-                g = _tensor_class()._make(t._xp.zeros_like(t._data))
+                g = Tensor._make(t._xp.zeros_like(t._data))
             elif not allow_unused:
                 raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
                                    "Set allow_unused=True if this is the desired behavior.")

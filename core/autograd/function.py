@@ -97,7 +97,7 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args, **kwargs):
         from ..tensor import Tensor
-        from .engine import gradient_edge
+        from .graph import gradient_edge
         ctx = FunctionCtx()
         node = BackwardCFunction()
         node.ctx, node.fn_cls = ctx, cls

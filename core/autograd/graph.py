@@ -5,7 +5,7 @@ A ``Node`` is created by an op's forward when grad mode is on and an input requi
 * ``next_functions``: one ``(node, output_nr)`` edge per differentiable input (``None`` for inputs that need no
   gradient), exactly like PyTorch's ``grad_fn.next_functions``;
 * the tensors saved for backward, with their version numbers so in-place changes are caught;
-* ``_ctx``: whatever non-tensor data the rule needs (shapes, dims).
+* named attributes for whatever non-tensor data the rule needs (``node.shape_a``, ``node.dim``, ``node.alpha``).
 
 Its ``apply(*grad_outputs)`` is the backward rule. Rules are written with ember ops, so running them with grad mode
 on (``create_graph=True``) records the graph of the derivative and gives higher-order gradients.
@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import weakref
 
+from ..tensor import Tensor
 from .grad_mode import GRAD_ENABLED
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "ERR_BACKWARD_TWICE"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "ERR_BACKWARD_TWICE", "gradient_edge"]
 
 ERR_BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
@@ -65,7 +66,7 @@ class Node:
     n_outputs = 1
     _saved = None
     _versions = ()
-    _ctx = None
+    _ctx = None  # legacy positional context, still read by some nn.functional nodes; new nodes use named attributes
     _out = None
     _pre_hooks = None
     _retained = None
@@ -120,7 +121,6 @@ class Node:
         if entry is _FREED or entry is None:
             raise RuntimeError(ERR_BACKWARD_TWICE)
         data, box, version, nr = entry
-        from ..tensor import Tensor
         t = Tensor._make(data)
         if box[0] != version:
             _raise_modified(t, 0, self, version, box[0])
@@ -182,6 +182,18 @@ class AccumulateGrad(Node):
 
     def apply(self, grad):  # accumulation is done by the engine, which knows whether to accumulate or capture
         return ()
+
+
+def gradient_edge(t):
+    """The ``(node, output_nr)`` that receives the gradient of ``t``, or None if ``t`` needs no gradient."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        acc = t._accum
+        if acc is None:
+            acc = t._accum = AccumulateGrad(t)
+        return (acc, 0)
+    return None
 
 
 def _version_of(t) -> int:

@@ -10,38 +10,13 @@ Seeding and cache calls are no-ops without a GPU, as in PyTorch; calls that need
 """
 from __future__ import annotations
 
-import importlib.util
-
 from . import amp  # noqa: F401  (torch.cuda.amp)
+from ._runtime import _cupy, device_count, is_available
 
 __all__ = ["is_available", "device_count", "is_initialized", "init", "current_device", "set_device",
            "get_device_name", "get_device_properties", "get_device_capability", "synchronize", "empty_cache",
            "manual_seed", "manual_seed_all", "seed", "seed_all", "memory_allocated", "max_memory_allocated",
            "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats", "amp"]
-
-
-def _cupy():
-    """The cupy module when it is installed, else None (importing it is slow, so only on demand)."""
-    if importlib.util.find_spec("cupy") is None:
-        return None
-    import cupy
-    return cupy
-
-
-def device_count() -> int:
-    """The number of GPUs ember can use: 0 without CuPy or without a CUDA driver."""
-    cupy = _cupy()
-    if cupy is None:
-        return 0
-    try:
-        return int(cupy.cuda.runtime.getDeviceCount())
-    except Exception:  # CuPy without a driver or a device raises its own runtime error
-        return 0
-
-
-def is_available() -> bool:
-    """True if a GPU can be used (CuPy installed and at least one CUDA device); False on a CPU-only machine."""
-    return device_count() > 0
 
 
 def is_initialized() -> bool:

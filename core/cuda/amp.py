@@ -13,7 +13,7 @@ __all__ = ["autocast", "GradScaler"]
 
 
 def _unavailable_reason() -> str:
-    from . import is_available
+    from ._runtime import is_available
     return ("CUDA is not available" if not is_available() else
             "ember has no half-precision GPU kernels yet, so it runs in full precision")
 

@@ -12,7 +12,7 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
 from .distributed_sampler import DistributedSampler
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
-from .seed import seed_everything
+from ..seed import seed_everything
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset", "Subset", "StackDataset",
            "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",

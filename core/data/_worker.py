@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._fetch import _DatasetKind
+
 __all__ = ["get_worker_info", "WorkerInfo", "ExceptionWrapper"]
 
 # How often (seconds) a worker waiting for work checks that its parent is still alive.
@@ -128,11 +130,6 @@ def _seed_worker(base_seed, worker_id):
     return seed
 
 
-def _make_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last):
-    from .dataloader import _DatasetKind
-    return _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
-
-
 def _pack(result, worker_id):
     """Pickle a result here, so that an unpicklable batch becomes a readable error instead of a lost message."""
     try:
@@ -151,7 +148,6 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                  base_seed, init_fn, worker_id, num_workers, persistent_workers, seed_workers):
     """The body of a worker process (see the module docstring for the protocol)."""
     global _worker_info
-    from .dataloader import _DatasetKind
     try:
         seed = _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
@@ -161,9 +157,9 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
             if init_fn is not None:
                 init_fn(worker_id)
             elif seed_workers:  # seed_everything(workers=True): Lightning's per-worker seeding
-                from .seed import pl_worker_init_function
+                from ..seed import pl_worker_init_function
                 pl_worker_init_function(worker_id)
-            fetcher = _make_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
+            fetcher = _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
         except Exception:
             init_exception = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
 
@@ -178,7 +174,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
                 data_queue.put(_pack((r, None), worker_id))
                 iteration_end = False
                 if init_exception is None:
-                    fetcher = _make_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
+                    fetcher = _DatasetKind.create_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
                 continue
             if r is None:
                 break

@@ -31,6 +31,7 @@ import warnings
 from typing import Generic, TypeVar
 
 from ..random import Generator
+from ._fetch import _DatasetKind
 from ._worker import (MP_STATUS_CHECK_INTERVAL, ExceptionWrapper, _IterableDatasetStopIteration, _ResumeIteration,
                       _worker_loop)
 from .collate import default_collate, default_convert
@@ -42,55 +43,6 @@ __all__ = ["DataLoader"]
 T_co = TypeVar("T_co", covariant=True)
 
 _STATE_KEYS = ("epoch_in_progress", "num_yielded", "base_seed", "sampler")
-
-
-class _DatasetKind:
-    Map = 0
-    Iterable = 1
-
-    @staticmethod
-    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
-        if kind == _DatasetKind.Map:
-            return _MapDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
-        return _IterableDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
-
-
-class _MapDatasetFetcher:
-    """Fetches a batch of a map-style dataset: one ``__getitems__`` call when available, else one per sample."""
-
-    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset, self.auto_collation, self.collate_fn = dataset, auto_collation, collate_fn
-        getitems = getattr(dataset, "__getitems__", None)
-        self._getitems = getitems if callable(getitems) else None
-
-    def fetch(self, index):
-        if not self.auto_collation:
-            return self.collate_fn(self.dataset[index])
-        if self._getitems is not None:
-            return self.collate_fn(self._getitems(index))
-        dataset = self.dataset
-        return self.collate_fn([dataset[i] for i in index])
-
-
-class _IterableDatasetFetcher:
-    """Pulls the next ``len(index)`` samples from an IterableDataset's iterator."""
-
-    def __init__(self, dataset, auto_collation, collate_fn, drop_last):
-        self.dataset_iter = iter(dataset)
-        self.auto_collation, self.collate_fn, self.drop_last = auto_collation, collate_fn, drop_last
-        self.ended = False
-
-    def fetch(self, index):
-        if self.ended:
-            raise StopIteration
-        if not self.auto_collation:
-            return self.collate_fn(next(self.dataset_iter))
-        data = list(itertools.islice(self.dataset_iter, len(index)))
-        if len(data) < len(index):
-            self.ended = True
-        if not data or (self.drop_last and len(data) < len(index)):
-            raise StopIteration
-        return self.collate_fn(data)
 
 
 class _InfiniteConstantSampler(Sampler):

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Sequence
 
 from .threads import thread_env
 
@@ -104,18 +104,6 @@ def stop_workers(procs: List[subprocess.Popen], grace: float = 3.0) -> None:
             os.killpg(p.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError, OSError):
             pass
-
-
-def wait_any(procs: List[subprocess.Popen], timeout: Optional[float]) -> Optional[int]:
-    """Index of the first process that exits within ``timeout`` (None if none did)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        for i, p in enumerate(procs):
-            if p.poll() is not None:
-                return i
-        if deadline is not None and time.monotonic() >= deadline:
-            return None
-        time.sleep(0.05)
 
 
 if __name__ == "__main__":  # `python -m ember.distributed.launch`: PyTorch's deprecated launcher (see run.py)

@@ -3,12 +3,13 @@
 Each module lists its public functions in ``__all__``; the union is re-exported as the ``ember`` tensor API.
 """
 from ._out import add_out_argument
-from . import (arithmetic, clamp_where, compare, complex, conversion, creation, exp_log, gather_scatter, index,  # noqa
-               inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
+from . import (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log,  # noqa
+               gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting,
+               special, strided, trig)
 
 # (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
-_MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, exp_log, gather_scatter, index, inplace,
-            products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
+_MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gather_scatter, grids,
+            index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
 
 __all__ = []
 for _m in _MODULES:

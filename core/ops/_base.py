@@ -24,10 +24,9 @@ import numbers
 import numpy as np
 
 from .. import dtypes as dt
-from ..autograd.engine import gradient_edge
-from ..autograd.graph import Node
+from ..autograd.graph import Node, gradient_edge
 from ..autograd.grad_mode import GRAD_ENABLED
-from ..tensor import Tensor, _normalize_dim
+from ..tensor import Tensor, _normalize_dim, tensor_method
 
 __all__ = ["wrap", "record", "tensor_method", "binary_arrays", "sum_to", "normalize_dim", "normalize_dims",
            "check_tensor", "apply_inplace", "check_writable", "GRAD_ENABLED", "Tensor", "broadcast_error",
@@ -82,25 +81,6 @@ def record_multi(node, outs, *inputs):
             o.grad_fn = node
             o._output_nr = i
     return outs
-
-
-def needs_grad(*tensors) -> bool:
-    """True when grad mode is on and any of ``tensors`` (None allowed) requires grad."""
-    if not GRAD_ENABLED[0]:
-        return False
-    for t in tensors:
-        if t is not None and t._requires_grad:
-            return True
-    return False
-
-
-def tensor_method(*names):
-    """Decorator: also bind the op as ``Tensor.<name>`` for each name (default: the function's own name)."""
-    def deco(fn):
-        for name in names or (fn.__name__,):
-            setattr(Tensor, name, fn)
-        return fn
-    return deco
 
 
 def check_tensor(value, name: str, fn: str) -> Tensor:
@@ -256,7 +236,7 @@ class CopySlices(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        replay, root_shape = self._ctx
+        replay, root_shape = self.replay, self.root_shape
         g_root = None
         if self.next_functions[0] is not None:
             mask = grad._xp.ones(root_shape, dtype=grad._data.dtype)
@@ -284,7 +264,7 @@ def _inplace_on_view(view: Tensor, compute, args, kwargs) -> Tensor:
                            f"{list(result._data.shape)}")
     view._data[...] = result._data
     node = CopySlices()
-    node._ctx = (replay, root._data.shape)
+    node.replay, node.root_shape = replay, root._data.shape
     record(node, root, old_root, result)
     root._output_nr = 0
     root._bump_version()

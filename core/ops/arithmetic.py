@@ -1,4 +1,4 @@
-"""Arithmetic ops: add, sub, mul, div, pow, neg, abs, remainder and the matrix products.
+"""Arithmetic ops: add, sub, mul, div, pow, neg, abs and remainder (the matrix products are in ``products.py``).
 
 Each forward sits beside its backward node. Node names match PyTorch's (``<MulBackward0>``).
 """
@@ -14,8 +14,7 @@ from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_
                     tensor_method, wrap)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "matmul", "mm", "bmm", "dot",
-           "vdot", "outer", "mv", "addmm"]
+           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub"]
 
 
 def _other_tensor(other):
@@ -36,7 +35,7 @@ class AddBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = None
         if self.next_functions[1] is not None:
             gb = sum_to(grad if alpha == 1 else grad * alpha, shape_b)
@@ -47,7 +46,7 @@ class SubBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = None
         if self.next_functions[1] is not None:
             gb = sum_to(-grad if alpha == 1 else grad * (-alpha), shape_b)
@@ -58,7 +57,7 @@ class RsubBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, alpha = self._ctx
+        shape_a, shape_b, alpha = self.shape_a, self.shape_b, self.alpha
         gb = sum_to(grad, shape_b) if self.next_functions[1] is not None else None
         return sum_to(-grad if alpha == 1 else grad * (-alpha), shape_a), gb
 
@@ -75,7 +74,7 @@ def _add_like(input, other, alpha, node_cls, fn):
         ot = other if isinstance(other, Tensor) else None
         if input._requires_grad or (ot is not None and ot._requires_grad):
             node = node_cls()
-            node._ctx = (input._data.shape, ot._data.shape if ot is not None else (), alpha)
+            node.shape_a, node.shape_b, node.alpha = input._data.shape, ot._data.shape if ot is not None else (), alpha
             record(node, out, input, ot)
     return out
 
@@ -123,7 +122,7 @@ class MulBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b, scalar = self._ctx
+        shape_a, shape_b, scalar = self.shape_a, self.shape_b, self.scalar
         if b is None:
             return (grad * _conj_scalar(scalar),)
         ga = sum_to(grad * _conj(b), shape_a) if self.next_functions[0] is not None else None
@@ -132,17 +131,17 @@ class MulBackward0(Node):
 
 
 def _record_product(node_cls, out, input, other) -> None:
-    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` goes in ``_ctx``."""
+    """Record mul/div: both operands are saved when ``other`` is a tensor; a scalar ``other`` is ``node.scalar``."""
     if isinstance(other, Tensor):
         if input._requires_grad or other._requires_grad:
             node = node_cls()
             node.save(input, other)
-            node._ctx = (input._data.shape, other._data.shape, None)
+            node.shape_a, node.shape_b, node.scalar = input._data.shape, other._data.shape, None
             record(node, out, input, other)
     elif input._requires_grad:
         node = node_cls()
         node.save(None, None)
-        node._ctx = (input._data.shape, (), other)
+        node.shape_a, node.shape_b, node.scalar = input._data.shape, (), other
         record(node, out, input)
 
 
@@ -168,7 +167,7 @@ class DivBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b, scalar = self._ctx
+        shape_a, shape_b, scalar = self.shape_a, self.shape_b, self.scalar
         if b is None:
             return (grad / _conj_scalar(scalar),)
         ga = sum_to(grad / _conj(b), shape_a) if self.next_functions[0] is not None else None
@@ -234,7 +233,7 @@ class RemainderBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         ga = sum_to(grad, shape_a) if self.next_functions[0] is not None else None
         gb = None
         if b is not None and self.next_functions[1] is not None:
@@ -262,7 +261,7 @@ def _mod_like(input, other, fn, node_cls):
     if GRAD_ENABLED[0] and (input._requires_grad or (ot is not None and ot._requires_grad)):
         node = node_cls()
         node.save(input, ot)
-        node._ctx = (input._data.shape, ot._data.shape if ot is not None else ())
+        node.shape_a, node.shape_b = input._data.shape, ot._data.shape if ot is not None else ()
         record(node, out, input, ot)
     return out
 
@@ -299,7 +298,7 @@ class PowBackward0(Node):
 
     def apply(self, grad):
         (a,) = self.saved_tensors
-        p = self._ctx
+        p = self.p
         if p == 0:
             return (grad * 0,)
         if p == 1:
@@ -316,7 +315,7 @@ class PowBackward1(Node):
     def apply(self, grad):
         a, b = self.saved_tensors
         out = self.saved_output()
-        shape_a, shape_b, base = self._ctx
+        shape_a, shape_b, base = self.shape_a, self.shape_b, self.base
         ga = gb = None
         if a is not None and self.next_functions[0] is not None:
             ga = sum_to(grad * _conj(b * where_nonzero_pow(a, b)), shape_a)
@@ -356,7 +355,7 @@ def pow(input, exponent):
             node = PowBackward1()
             node.save(input, exponent)
             node.save_output(out)
-            node._ctx = (input._data.shape, exponent._data.shape, None)
+            node.shape_a, node.shape_b, node.base = input._data.shape, exponent._data.shape, None
             record(node, out, input, exponent)
         return out
     if not isinstance(exponent, numbers.Number):
@@ -373,7 +372,7 @@ def pow(input, exponent):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = PowBackward0()
         node.save(input)
-        node._ctx = exponent
+        node.p = exponent
         record(node, out, input)
     return out
 
@@ -387,7 +386,7 @@ def _scalar_pow(base, exponent):
         node = PowBackward1()
         node.save(None, exponent)
         node.save_output(out)
-        node._ctx = ((), exponent._data.shape, base)
+        node.shape_a, node.shape_b, node.base = (), exponent._data.shape, base
         record(node, out, None, exponent)
     return out
 
@@ -441,207 +440,6 @@ def abs(input):
 absolute = abs
 
 
-# ------------------------------------------------------------------------------------------------- matrix products
-class MmBackward0(Node):
-    """Backward of ``matmul`` for any ranks: operands are lifted to 2-D and the batch dims summed back."""
-    __slots__ = ()
-
-    def apply(self, grad):
-        a, b = self.saved_tensors
-        ga = gb = None
-        if a.ndim == 1 and b.ndim == 1:
-            if self.next_functions[0] is not None:
-                ga = grad * _conj(b)
-            if self.next_functions[1] is not None:
-                gb = grad * _conj(a)
-            return ga, gb
-        a2 = a.unsqueeze(0) if a.ndim == 1 else a
-        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
-        g2 = grad
-        if a.ndim == 1:
-            g2 = g2.unsqueeze(-2)
-        if b.ndim == 1:
-            g2 = g2.unsqueeze(-1)
-        if self.next_functions[0] is not None:
-            ga = matmul(g2, _conj(b2.mT))
-            ga = sum_to(ga, a2.shape)
-            if a.ndim == 1:
-                ga = ga.squeeze(0)
-        if self.next_functions[1] is not None:
-            gb = matmul(_conj(a2.mT), g2)
-            gb = sum_to(gb, b2.shape)
-            if b.ndim == 1:
-                gb = gb.squeeze(-1)
-        return ga, gb
-
-
-class BmmBackward0(MmBackward0):
-    __slots__ = ()
-
-
-class DotBackward0(MmBackward0):
-    __slots__ = ()
-
-
-class MvBackward0(MmBackward0):
-    __slots__ = ()
-
-
-def _matmul_error(a, b):
-    sa, sb = a.shape, b.shape
-    if len(sa) == 1 and len(sb) == 1:
-        return RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
-                            f"number of elements, but got {sa[0]} and {sb[0]} elements respectively")
-    if len(sa) <= 2 and len(sb) <= 2:
-        ra = (1, sa[0]) if len(sa) == 1 else sa
-        rb = (sb[0], 1) if len(sb) == 1 else sb
-        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and {rb[0]}x{rb[1]})")
-    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[-1]}] but "
-                        f"got: [{sb[0]}, {sb[-2] if len(sb) > 1 else sb[0]}]. (matmul of shapes {list(sa)} and "
-                        f"{list(sb)})")
-
-
-def _matmul_node_cls(a, b):
-    if a.ndim == 1 and b.ndim == 1:
-        return DotBackward0
-    if a.ndim == 2 and b.ndim == 1:
-        return MvBackward0
-    if a.ndim <= 2 and b.ndim <= 2:
-        return MmBackward0
-    return BmmBackward0
-
-
-def _blas_friendly(x):
-    """A C-contiguous copy of a non-contiguous stack of matrices (NumPy's batched matmul can fall off its BLAS path
-    for transposed views, up to 8x slower; 2-D operands are fine: BLAS takes their transposes as flags)."""
-    if x.ndim > 2 and not x.flags.c_contiguous:
-        return x.copy(order="C")
-    return x
-
-
-@tensor_method("matmul", "__matmul__")
-def matmul(input, other):
-    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast.
-
-    Both operands must have the same dtype (PyTorch does not promote in matmul).
-    """
-    if not isinstance(input, Tensor):
-        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if not isinstance(other, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-    if input._data.dtype != other._data.dtype:
-        raise _matmul_dtype_error(input, other)
-    a, b = binary_arrays(input, other)
-    if a.ndim == 0 or b.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
-    a, b = _blas_friendly(a), _blas_friendly(b)
-    try:
-        out = wrap(a @ b)
-    except ValueError:
-        raise _matmul_error(a, b) from None
-    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
-        node = _matmul_node_cls(a, b)()
-        node.save(input, other)
-        record(node, out, input, other)
-    return out
-
-
-# the C++ names PyTorch's matmul kernels print for a dtype
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
-
-
-def _matmul_dtype_error(input, other):
-    if input._data.ndim == 1 and other._data.ndim == 1:
-        return RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
-                            f"and {other.dtype.scalar_name}")
-    names = [_CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name) for t in (input, other)]
-    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
-
-
-def _rmatmul(self, other):
-    from .creation import as_tensor
-    return matmul(as_tensor(other), self)
-
-
-Tensor.__rmatmul__ = _rmatmul
-
-
-@tensor_method()
-def mm(input, mat2):
-    """Matrix product of two 2-D tensors."""
-    if input.ndim != 2:
-        raise RuntimeError(f"self must be a matrix, got a {input.ndim}-D tensor")
-    if mat2.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got a {mat2.ndim}-D tensor")
-    return matmul(input, mat2)
-
-
-@tensor_method()
-def bmm(input, mat2):
-    """Batched matrix product of two 3-D tensors with the same batch size."""
-    if input.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor, got a {input.ndim}-D tensor")
-    if mat2.ndim != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor, got a {mat2.ndim}-D tensor")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
-                           f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    return matmul(input, mat2)
-
-
-@tensor_method()
-def dot(input, other):
-    """Inner product of two 1-D tensors."""
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
-                           f"{other.dtype}")
-    return matmul(input, other)
-
-
-@tensor_method()
-def vdot(input, other):
-    """Inner product of two 1-D tensors, conjugating the first: ``sum(conj(input) * other)``."""
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
-    if input._data.dtype != other._data.dtype:
-        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
-                           f"and {other.dtype.scalar_name}")
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} and "
-                           f"{other.shape[0]} elements respectively")
-    return matmul(input.conj() if input._data.dtype.kind == "c" else input, other)
-
-
-@tensor_method()
-def mv(input, vec):
-    """Matrix-vector product."""
-    if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
-    return matmul(input, vec)
-
-
-@tensor_method("outer", "ger")
-def outer(input, vec2):
-    """Outer product of two 1-D tensors."""
-    if input.ndim != 1 or vec2.ndim != 1:
-        raise RuntimeError(f"outer: expected 1-D tensors, got {input.ndim}-D and {vec2.ndim}-D")
-    return mul(input.unsqueeze(1), vec2.unsqueeze(0))
-
-
-@tensor_method()
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * input + alpha * (mat1 @ mat2)``."""
-    prod = mm(mat1, mat2)
-    if alpha != 1:
-        prod = prod * alpha
-    return add(prod, input if beta == 1 else input * beta)
-
-
 # ------------------------------------------------------------------------------------------------------ operators
 # The operators take a fast path for the overwhelmingly common case (two tensors of one dtype on one device): no
 # promotion, no keyword handling, one node. Anything else falls back to the full function.
@@ -665,10 +463,10 @@ def _fast_binary(full, node_cls, ufunc_name):
         if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
             node = node_cls()
             if node_cls is AddBackward0 or node_cls is SubBackward0:
-                node._ctx = (a.shape, b.shape, 1)
+                node.shape_a, node.shape_b, node.alpha = a.shape, b.shape, 1
             else:
                 node.save(self, other)
-                node._ctx = (a.shape, b.shape, None)
+                node.shape_a, node.shape_b, node.scalar = a.shape, b.shape, None
             record(node, out, self, other)
         return out
     op.__name__ = f"__{ufunc_name}__"

@@ -26,7 +26,7 @@ class ClampBackward1(Node):
 
     def apply(self, grad):
         (x,) = self.saved_tensors
-        lo, hi = self._ctx
+        lo, hi = self.lo, self.hi
         if lo is not None and hi is not None:
             keep = (x >= lo) & (x <= hi)
         elif lo is not None:
@@ -42,7 +42,7 @@ class ClampBackward0(Node):
 
     def apply(self, grad):
         x, lo, hi = self.saved_tensors
-        shape_x, shape_lo, shape_hi = self._ctx
+        shape_x, shape_lo, shape_hi = self.shape_x, self.shape_lo, self.shape_hi
         gx = glo = ghi = None
         if self.next_functions[0] is not None:
             keep = None
@@ -66,7 +66,7 @@ class ClampMinBackward0(Node):
 
     def apply(self, grad):
         (x,) = self.saved_tensors
-        return (where(x >= self._ctx, grad, 0),)
+        return (where(x >= self.bound, grad, 0),)
 
 
 class ClampMinBackward1(Node):
@@ -74,7 +74,7 @@ class ClampMinBackward1(Node):
 
     def apply(self, grad):
         x, lo = self.saved_tensors
-        shape_x, shape_lo = self._ctx
+        shape_x, shape_lo = self.shape_x, self.shape_bound
         gx = sum_to(where(x >= lo, grad, 0), shape_x) if self.next_functions[0] is not None else None
         glo = sum_to(where(x < lo, grad, 0), shape_lo) if self.next_functions[1] is not None else None
         return gx, glo
@@ -85,7 +85,7 @@ class ClampMaxBackward0(Node):
 
     def apply(self, grad):
         (x,) = self.saved_tensors
-        return (where(x <= self._ctx, grad, 0),)
+        return (where(x <= self.bound, grad, 0),)
 
 
 class ClampMaxBackward1(Node):
@@ -93,7 +93,7 @@ class ClampMaxBackward1(Node):
 
     def apply(self, grad):
         x, hi = self.saved_tensors
-        shape_x, shape_hi = self._ctx
+        shape_x, shape_hi = self.shape_x, self.shape_bound
         gx = sum_to(where(x <= hi, grad, 0), shape_x) if self.next_functions[0] is not None else None
         ghi = sum_to(where(x > hi, grad, 0), shape_hi) if self.next_functions[1] is not None else None
         return gx, ghi
@@ -180,7 +180,7 @@ def clamp(input, min=None, max=None):
             if input._requires_grad:
                 node = ClampBackward1()
                 node.save(input)
-                node._ctx = (min, max)
+                node.lo, node.hi = min, max
                 record(node, out, input)
         elif input._requires_grad or (tmin is not None and tmin._requires_grad) or \
                 (tmax is not None and tmax._requires_grad):
@@ -189,8 +189,9 @@ def clamp(input, min=None, max=None):
             thi = tmax if tmax is not None or max is None else wrap(input._xp.asarray(hi, dtype=data.dtype))
             node = ClampBackward0()
             node.save(input, tlo, thi)
-            node._ctx = (input._data.shape, () if tlo is None else tlo._data.shape,
-                         () if thi is None else thi._data.shape)
+            node.shape_x = input._data.shape
+            node.shape_lo = () if tlo is None else tlo._data.shape
+            node.shape_hi = () if thi is None else thi._data.shape
             record(node, out, input, tmin, tmax)
     return out
 
@@ -199,17 +200,17 @@ clip = clamp
 
 
 def _record_bound(tensor_node, scalar_node, out, input, bound) -> None:
-    """Record clamp_min/clamp_max: a tensor bound is an input of its own, a number goes in ``_ctx``."""
+    """Record clamp_min/clamp_max: a tensor bound is an input of its own, a number goes in ``node.bound``."""
     if isinstance(bound, Tensor):
         if input._requires_grad or bound._requires_grad:
             node = tensor_node()
             node.save(input, bound)
-            node._ctx = (input._data.shape, bound._data.shape)
+            node.shape_x, node.shape_bound = input._data.shape, bound._data.shape
             record(node, out, input, bound)
     elif input._requires_grad:
         node = scalar_node()
         node.save(input)
-        node._ctx = bound
+        node.bound = bound
         record(node, out, input)
 
 
@@ -245,7 +246,7 @@ class MaximumBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         # ties split the gradient equally between the two inputs
         shared = where(a == b, grad / 2, grad)
         ga = sum_to(where(self._loses(a, b), 0, shared), shape_a) if self.next_functions[0] is not None else None
@@ -270,7 +271,7 @@ class FmaxBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         # the result came from `input` where it won (ties included) or where `other` is nan
         from_a = self._wins(a, b) | b.isnan()
         ga = sum_to(where(from_a, grad, 0), shape_a) if self.next_functions[0] is not None else None
@@ -305,7 +306,7 @@ def _binary_select(input, other, fn, node_cls):
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
         node = node_cls()
         node.save(input, other)
-        node._ctx = (input._data.shape, other._data.shape)
+        node.shape_a, node.shape_b = input._data.shape, other._data.shape
         record(node, out, input, other)
     return out
 
@@ -340,7 +341,7 @@ class WhereBackward0(Node):
 
     def apply(self, grad):
         (cond,) = self.saved_tensors
-        shape_a, shape_b, real_a, real_b = self._ctx
+        shape_a, shape_b, real_a, real_b = self.shape_a, self.shape_b, self.real_a, self.real_b
         ga = gb = None
         if self.next_functions[0] is not None:
             ga = where(cond, grad, 0)
@@ -400,8 +401,10 @@ def where(condition, input=None, other=None):
         if (ti is not None and ti._requires_grad) or (to is not None and to._requires_grad):
             node = WhereBackward0()
             node.save(condition)
-            node._ctx = (() if ti is None else ti._data.shape, () if to is None else to._data.shape,
-                         ti is not None and ti._data.dtype.kind != "c", to is not None and to._data.dtype.kind != "c")
+            node.shape_a = () if ti is None else ti._data.shape
+            node.shape_b = () if to is None else to._data.shape
+            node.real_a = ti is not None and ti._data.dtype.kind != "c"
+            node.real_b = to is not None and to._data.dtype.kind != "c"
             record(node, out, ti, to)
     return out
 
@@ -412,7 +415,7 @@ class LerpBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_a, shape_b, w = self._ctx
+        shape_a, shape_b, w = self.shape_a, self.shape_b, self.w
         wc = w.conjugate() if isinstance(w, complex) else w
         ga = sum_to(grad * (1 - wc), shape_a) if self.next_functions[0] is not None else None
         gb = sum_to(grad * wc, shape_b) if self.next_functions[1] is not None else None
@@ -425,7 +428,7 @@ class LerpBackward1(Node):
 
     def apply(self, grad):
         a, b, w = self.saved_tensors
-        shape_a, shape_b, shape_w = self._ctx
+        shape_a, shape_b, shape_w = self.shape_a, self.shape_b, self.shape_w
         ga = sum_to(grad * _conj(1 - w), shape_a) if self.next_functions[0] is not None else None
         gb = sum_to(grad * _conj(w), shape_b) if self.next_functions[1] is not None else None
         gw = sum_to(grad * _conj(b - a), shape_w) if self.next_functions[2] is not None else None
@@ -471,11 +474,11 @@ def lerp(input, end, weight):
         if wt and (input._requires_grad or end._requires_grad or weight._requires_grad):
             node = LerpBackward1()
             node.save(input, end, weight)
-            node._ctx = (a.shape, b.shape, w.shape)
+            node.shape_a, node.shape_b, node.shape_w = a.shape, b.shape, w.shape
             record(node, out, input, end, weight)
         elif not wt and (input._requires_grad or end._requires_grad):
             node = LerpBackward0()
-            node._ctx = (a.shape, b.shape, weight)
+            node.shape_a, node.shape_b, node.w = a.shape, b.shape, weight
             record(node, out, input, end)
     return out
 

@@ -275,7 +275,7 @@ class ComplexBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shape_re, shape_im = self._ctx
+        shape_re, shape_im = self.shape_re, self.shape_im
         gr = sum_to(real(grad), shape_re) if self.next_functions[0] is not None else None
         gi = sum_to(imag(grad), shape_im) if self.next_functions[1] is not None else None
         return gr, gi
@@ -295,7 +295,7 @@ def complex(real, imag):
     out = wrap(out_data)
     if GRAD_ENABLED[0] and (real._requires_grad or imag._requires_grad):
         node = ComplexBackward0()
-        node._ctx = (a.shape, b.shape)
+        node.shape_re, node.shape_im = a.shape, b.shape
         record(node, out, real, imag)
     return out
 

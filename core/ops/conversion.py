@@ -29,7 +29,7 @@ class ToCopyBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        src_dtype = self._ctx
+        src_dtype = self.src_dtype
         g = grad
         if src_dtype.category != dt.COMPLEX and g.is_complex():
             g = g.real
@@ -42,7 +42,7 @@ def _cast(input, dtype, copy=False):
     out = wrap(input._data.astype(dtype.np))
     if GRAD_ENABLED[0] and input._requires_grad and dtype.category >= dt.FLOAT:
         node = ToCopyBackward0()
-        node._ctx = input.dtype
+        node.src_dtype = input.dtype
         record(node, out, input)
     return out
 
@@ -89,7 +89,7 @@ def to(input, *args, **kwargs):
             moved = wrap(data)
             if GRAD_ENABLED[0] and input._requires_grad:
                 node = ToCopyBackward0()
-                node._ctx = input.dtype
+                node.src_dtype = input.dtype
                 record(node, moved, input)
             out = moved
     if dtype is not None:

@@ -166,7 +166,7 @@ class LogitBackward0(Node):
 
     def apply(self, grad):
         (x,) = self.saved_tensors
-        eps = self._ctx
+        eps = self.eps
         if eps is None:
             # outside [0, 1] logit is nan, and so is its derivative
             return (where((x < 0) | (x > 1), float("nan"), grad / (x * (1 - x))),)
@@ -189,7 +189,7 @@ def logit(input, eps=None):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = LogitBackward0()
         node.save(input)
-        node._ctx = eps
+        node.eps = eps
         record(node, out, input)
     return out
 
@@ -200,7 +200,7 @@ class XlogyBackward0(Node):
 
     def apply(self, grad):
         x, y = self.saved_tensors
-        shape_x, shape_y = self._ctx
+        shape_x, shape_y = self.shape_x, self.shape_y
         gx = gy = None
         if self.next_functions[0] is not None:
             # at x == 0, y <= 0 xlogy is 0 by definition but not differentiable; PyTorch returns 0 there
@@ -232,7 +232,7 @@ def xlogy(input, other):
         ty = ot if ot is not None else wrap(b)
         node = XlogyBackward0()
         node.save(tx, ty)
-        node._ctx = (tx._data.shape, ty._data.shape)
+        node.shape_x, node.shape_y = tx._data.shape, ty._data.shape
         record(node, out, it, ot)
     return out
 
@@ -242,7 +242,7 @@ class LogaddexpBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         scale = self._scale()
         ga = sum_to(grad * sigmoid((a - b) * scale), shape_a) if self.next_functions[0] is not None else None
         gb = sum_to(grad * sigmoid((b - a) * scale), shape_b) if self.next_functions[1] is not None else None
@@ -273,7 +273,7 @@ def _logaddexp_like(input, other, fn, kernel, node_cls):
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
         node = node_cls()
         node.save(input, other)
-        node._ctx = _shapes(input, other)
+        node.shape_a, node.shape_b = _shapes(input, other)
         record(node, out, input, other)
     return out
 

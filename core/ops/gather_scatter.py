@@ -15,7 +15,8 @@ import numpy as np
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, apply_inplace, broadcast_error, normalize_dim, record, sum_to, \
     tensor_method, wrap
-from .index import _NO_ARRAYS, _add_at_flat, _index, _index_backward, _parse, _xp_of
+from ..device import array_module
+from .index import _NO_ARRAYS, _add_at_flat, _index, _index_backward, _parse
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill",
            "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim",
@@ -51,7 +52,7 @@ def _c_strides(shape):
 def _dim_positions(shape, d, idx):
     """Flat positions in a C-contiguous array of ``shape`` of the elements ``idx`` addresses along ``d``: element
     ``(i0, .., ik, ..)`` of ``idx`` names position ``idx[..]`` in dim ``d`` and ``ik`` in every other dim."""
-    xp = np if type(idx) is np.ndarray else _xp_of(idx)
+    xp = np if type(idx) is np.ndarray else array_module(idx)
     strides = _c_strides(shape)
     nd = idx.ndim
     lin = idx.astype(np.intp) * strides[d]
@@ -82,7 +83,7 @@ class GatherBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        shape, d = self._ctx
+        shape, d = self.shape, self.d
         zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
         return (_scatter(zeros, d, index, grad, "add", copy=False),)
 
@@ -117,7 +118,7 @@ def gather(input, dim, index, *, sparse_grad=False):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = GatherBackward0()
         node.save(index)
-        node._ctx = (input._data.shape, d)
+        node.shape, node.d = input._data.shape, d
         record(node, out, input)
     return out
 
@@ -130,7 +131,7 @@ class ScatterBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d, src_shape, reduce = self._ctx
+        d, src_shape, reduce = self.d, self.src_shape, self.reduce
         if reduce == "multiply":
             raise RuntimeError("the derivative for 'scatter' with reduce='multiply' is not implemented")
         gi = gs = None
@@ -187,7 +188,7 @@ def _scatter(input, dim, index, src, reduce, copy=True, fn="scatter"):
         else:
             node = ScatterBackward0()
         node.save(index)
-        node._ctx = (d, src_t._data.shape if src_t is not None else None, reduce)
+        node.d, node.src_shape, node.reduce = d, src_t._data.shape if src_t is not None else None, reduce
         if src_t is not None:
             record(node, out, input, src_t)
         else:
@@ -247,7 +248,7 @@ class IndexSelectBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        shape, d = self._ctx
+        shape, d = self.shape, self.d
         zeros = wrap(grad._xp.zeros(shape, dtype=grad._data.dtype))
         return (_index_add(zeros, d, index, grad, 1, copy=False),)
 
@@ -264,7 +265,7 @@ def index_select(input, dim, index):
     if GRAD_ENABLED[0] and input._requires_grad:
         node = IndexSelectBackward0()
         node.save(index)
-        node._ctx = (data.shape, d)
+        node.shape, node.d = data.shape, d
         record(node, out, input)
     return out
 
@@ -288,7 +289,7 @@ class IndexAddBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d, alpha = self._ctx
+        d, alpha = self.d, self.alpha
         gs = None
         if self.next_functions[1] is not None:
             gs = index_select(grad, d, index)
@@ -314,7 +315,7 @@ def _index_add(input, dim, index, source, alpha, copy=True):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = IndexAddBackward0()
         node.save(index)
-        node._ctx = (d, alpha)
+        node.d, node.alpha = d, alpha
         record(node, out, input, source)
     return out
 
@@ -331,7 +332,7 @@ class IndexCopyBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d = self._ctx
+        d = self.d
         gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
         gs = index_select(grad, d, index) if self.next_functions[1] is not None else None
         return gi, gs
@@ -359,7 +360,7 @@ def index_copy(input, dim, index, source):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = IndexCopyBackward0()
         node.save(index)
-        node._ctx = d
+        node.d = d
         record(node, out, input, source)
     return out
 
@@ -369,7 +370,7 @@ class IndexFillBackward0(Node):
 
     def apply(self, grad):
         (index,) = self.saved_tensors
-        d = self._ctx
+        d = self.d
         gi = index_fill(grad, d, index, 0) if self.next_functions[0] is not None else None
         gv = None
         if len(self.next_functions) > 1 and self.next_functions[1] is not None:
@@ -400,7 +401,7 @@ def index_fill(input, dim, index, value):
     if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
         node = IndexFillBackward1() if vt is not None else IndexFillBackward0()
         node.save(index)
-        node._ctx = d
+        node.d = d
         if vt is not None:
             record(node, out, input, vt)
         else:
@@ -422,7 +423,7 @@ class MaskedFillBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_tensors
-        in_shape = self._ctx
+        in_shape = self.in_shape
         gi = gv = None
         if self.next_functions[0] is not None:
             gi = sum_to(masked_fill(grad, mask, 0), in_shape)
@@ -458,7 +459,7 @@ def masked_fill(input, mask, value):
     if GRAD_ENABLED[0] and (input._requires_grad or (vt is not None and vt._requires_grad)):
         node = MaskedFillBackward1() if vt is not None else MaskedFillBackward0()
         node.save(mask)
-        node._ctx = data.shape
+        node.in_shape = data.shape
         if vt is not None:
             record(node, out, input, vt)
         else:
@@ -512,7 +513,7 @@ class MaskedScatterBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_tensors
-        in_shape, src_shape, count = self._ctx
+        in_shape, src_shape, count = self.in_shape, self.src_shape, self.count
         gi = gs = None
         if self.next_functions[0] is not None:
             gi = sum_to(masked_fill(grad, mask, 0), in_shape)
@@ -548,7 +549,7 @@ def masked_scatter(input, mask, source):
     if GRAD_ENABLED[0] and (input._requires_grad or source._requires_grad):
         node = MaskedScatterBackward0()
         node.save(mask)
-        node._ctx = (data.shape, src.shape, count)
+        node.in_shape, node.src_shape, node.count = data.shape, src.shape, count
         record(node, out, input, source)
     return out
 

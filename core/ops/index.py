@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
+from ..device import array_module
 from ._base import GRAD_ENABLED, Tensor, apply_inplace, check_writable, record, sum_to, tensor_method, wrap
 from .shape import _as_view
 
@@ -260,7 +261,7 @@ def _data_ptr(a):
 def _flat_positions(view, base, adv):
     """Flat positions in the C-contiguous array ``base`` of the elements of ``view[adv]`` (``view`` is a basic
     view of ``base``), laid out as the result of ``view[adv]``."""
-    xp = np if type(base) is np.ndarray else _xp_of(base)
+    xp = np if type(base) is np.ndarray else array_module(base)
     itemsize = base.itemsize
     strides = [s // itemsize for s in view.strides]
     offset = (_data_ptr(view) - _data_ptr(base)) // itemsize if view.size else 0
@@ -314,14 +315,9 @@ def _flat_positions(view, base, adv):
     return lin + offset if offset else lin
 
 
-def _xp_of(a):
-    from ..device import array_module
-    return array_module(a)
-
-
 def _add_at_flat(flat, positions, values):
     """``flat[positions] += values`` with repeated positions accumulating (1-D ``add.at``)."""
-    xp = np if type(flat) is np.ndarray else _xp_of(flat)
+    xp = np if type(flat) is np.ndarray else array_module(flat)
     if values.dtype != flat.dtype:
         values = values.astype(flat.dtype)
     extra = values.ndim - positions.ndim
@@ -332,7 +328,7 @@ def _add_at_flat(flat, positions, values):
 
 def _scatter_into_zeros(g, shape, parsed):
     """Zeros of ``shape`` with ``g`` added at the positions ``parsed`` selects (repeats accumulate)."""
-    xp = np if type(g) is np.ndarray else _xp_of(g)
+    xp = np if type(g) is np.ndarray else array_module(g)
     z = xp.zeros(shape, dtype=g.dtype)
     if g.size == 0:
         return z
@@ -354,7 +350,7 @@ class IndexBackward0(Node):
     def apply(self, grad):
         if self._saved is not None:
             self.saved_tensors  # raises if an index tensor was modified in place since the forward
-        shape, parsed = self._ctx
+        shape, parsed = self.shape, self.parsed
         return (_index_backward(grad, shape, parsed),)
 
 
@@ -372,14 +368,14 @@ class IndexBackwardBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (_index(grad, self._ctx),)
+        return (_index(grad, self.parsed),)
 
 
 def _index_backward(grad, shape, parsed):
     out = wrap(_scatter_into_zeros(grad._data, shape, parsed))
     if GRAD_ENABLED[0] and grad._requires_grad:
         node = IndexBackwardBackward0()
-        node._ctx = parsed
+        node.parsed = parsed
         record(node, out, grad)
     return out
 
@@ -398,7 +394,7 @@ def _index(input, parsed):
             node = SelectBackward0()
         else:
             node = SliceBackward0()
-        node._ctx = (data.shape, parsed)
+        node.shape, node.parsed = data.shape, parsed
         if parsed[3] is not None:
             node.save(*parsed[3])
         record(node, out, input)
@@ -420,7 +416,7 @@ def _getitem(self, key):
         out = _as_view(wrap(data[key, ...]), self, lambda t: t[key])
         if GRAD_ENABLED[0] and self._requires_grad:
             node = SelectBackward0()
-            node._ctx = (data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None))
+            node.shape, node.parsed = data.shape, ((key, Ellipsis), None, _NO_ARRAYS, None)
             record(node, out, self)
         return out
     return _index(self, _parse(key, data.shape))
@@ -457,7 +453,7 @@ def _write(data, parsed, value, accumulate):
             value = value if hasattr(value, "dtype") else np.asarray(value, dtype=data.dtype)
             _add_at_flat(data.reshape(-1), positions, value)
         else:
-            xp = np if type(data) is np.ndarray else _xp_of(data)
+            xp = np if type(data) is np.ndarray else array_module(data)
             xp.add.at(view, adv, value)
     except ValueError:
         target = view if adv is None else _apply_key(view, (None, adv, arrays, None))
@@ -474,7 +470,7 @@ class IndexPutBackward0(Node):
     def apply(self, grad):
         if self._saved is not None:
             self.saved_tensors
-        parsed, accumulate, vshape, vdtype = self._ctx
+        parsed, accumulate, vshape, vdtype = self.parsed, self.accumulate, self.vshape, self.vdtype
         gi = gv = None
         if self.next_functions[0] is not None:
             gi = grad if accumulate else _put(grad, parsed, 0, False)
@@ -508,8 +504,9 @@ def _put(input, parsed, value, accumulate, inplace=False):
         vt = value if isinstance(value, Tensor) else None
         if input._requires_grad or (vt is not None and vt._requires_grad):
             node = IndexPutBackward0()
-            node._ctx = (parsed, accumulate, vt._data.shape if vt is not None else (),
-                         vt._data.dtype if vt is not None else None)
+            node.parsed, node.accumulate = parsed, accumulate
+            node.vshape = vt._data.shape if vt is not None else ()
+            node.vdtype = vt._data.dtype if vt is not None else None
             if parsed[3] is not None:
                 node.save(*parsed[3])
             if vt is not None:

@@ -119,7 +119,7 @@ class FillBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        value_shape = self._ctx
+        value_shape = self.value_shape
         gv = None
         if len(self.next_functions) > 1 and self.next_functions[1] is not None:
             gv = grad.sum().reshape(value_shape)
@@ -130,7 +130,7 @@ class CopyBackwards(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        src_shape, src_dtype = self._ctx
+        src_shape, src_dtype = self.src_shape, self.src_dtype
         gs = None
         if self.next_functions[1] is not None:
             g = grad.real if (src_dtype.category != dt.COMPLEX and grad.is_complex()) else grad
@@ -157,8 +157,9 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
                                "dimensions.")
         node = FillBackward0()
-        node._ctx = value._data.shape
-        return _overwrite(self, np.broadcast_to(value._data.astype(self._data.dtype), self._data.shape), node, value)
+        node.value_shape = value._data.shape
+        data = self._xp.broadcast_to(value._data.astype(self._data.dtype), self._data.shape)
+        return _overwrite(self, data, node, value)
     if not GRAD_ENABLED[0] or not self._requires_grad:
         if not self._data.flags.writeable:
             check_writable(self)
@@ -166,7 +167,7 @@ def fill_(self, value):
         self._bump_version()
         return self
     node = FillBackward0()
-    node._ctx = ()
+    node.value_shape = ()
     return _overwrite(self, self._xp.full(self._data.shape, value, self._data.dtype), node)
 
 
@@ -180,13 +181,13 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
     try:
-        data = np.broadcast_to(src._data, self._data.shape)
+        data = self._xp.broadcast_to(src._data, self._data.shape)
     except ValueError:
         raise broadcast_error(self._data.shape, src._data.shape) from None
     if self._data.dtype.kind not in "c" and src._data.dtype.kind == "c":
         data = data.real
     node = CopyBackwards()
-    node._ctx = (src._data.shape, src.dtype)
+    node.src_shape, node.src_dtype = src._data.shape, src.dtype
     return _overwrite(self, data.astype(self._data.dtype, copy=False), node, src)
 
 

@@ -1,4 +1,5 @@
-"""Tensor products (``einsum``, ``tensordot``, ``kron``) and the top-level linear-algebra functions.
+"""Matrix and tensor products (``matmul``, ``mm``, ``bmm``, ``dot``, ``vdot``, ``mv``, ``outer``, ``addmm``,
+``einsum``, ``tensordot``, ``kron``) and the top-level linear-algebra functions.
 
 ``einsum`` accepts every equation NumPy does: explicit or implicit output, ``...`` broadcasting, repeated labels
 (diagonals) and the sublist format. Its gradient w.r.t. one operand is another einsum: the upstream gradient
@@ -22,10 +23,215 @@ import numpy as np
 from .. import dtypes as dt
 from .. import return_types as _rt
 from ..autograd.graph import Node
-from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, tensor_method, wrap
+from ._base import GRAD_ENABLED, Tensor, binary_arrays, check_tensor, normalize_dim, record, sum_to, tensor_method, \
+    wrap
+from .arithmetic import _conj, add, mul
 
-__all__ = ["einsum", "tensordot", "kron", "inverse", "det", "logdet", "slogdet", "solve", "cholesky",
-           "cholesky_solve", "cholesky_inverse", "pinverse", "matrix_power", "cross", "svd", "qr", "chain_matmul"]
+__all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "mv", "addmm", "einsum", "tensordot", "kron", "inverse",
+           "det", "logdet", "slogdet", "solve", "cholesky", "cholesky_solve", "cholesky_inverse", "pinverse",
+           "matrix_power", "cross", "svd", "qr", "chain_matmul"]
+
+
+# ------------------------------------------------------------------------------------------------- matrix products
+class MmBackward0(Node):
+    """Backward of ``matmul`` for any ranks: operands are lifted to 2-D and the batch dims summed back."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        a, b = self.saved_tensors
+        ga = gb = None
+        if a.ndim == 1 and b.ndim == 1:
+            if self.next_functions[0] is not None:
+                ga = grad * _conj(b)
+            if self.next_functions[1] is not None:
+                gb = grad * _conj(a)
+            return ga, gb
+        a2 = a.unsqueeze(0) if a.ndim == 1 else a
+        b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+        g2 = grad
+        if a.ndim == 1:
+            g2 = g2.unsqueeze(-2)
+        if b.ndim == 1:
+            g2 = g2.unsqueeze(-1)
+        if self.next_functions[0] is not None:
+            ga = matmul(g2, _conj(b2.mT))
+            ga = sum_to(ga, a2.shape)
+            if a.ndim == 1:
+                ga = ga.squeeze(0)
+        if self.next_functions[1] is not None:
+            gb = matmul(_conj(a2.mT), g2)
+            gb = sum_to(gb, b2.shape)
+            if b.ndim == 1:
+                gb = gb.squeeze(-1)
+        return ga, gb
+
+
+class BmmBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class DotBackward0(MmBackward0):
+    __slots__ = ()
+
+
+class MvBackward0(MmBackward0):
+    __slots__ = ()
+
+
+def _matmul_error(a, b):
+    sa, sb = a.shape, b.shape
+    if len(sa) == 1 and len(sb) == 1:
+        return RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same "
+                            f"number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+    if len(sa) <= 2 and len(sb) <= 2:
+        ra = (1, sa[0]) if len(sa) == 1 else sa
+        rb = (sb[0], 1) if len(sb) == 1 else sb
+        return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and {rb[0]}x{rb[1]})")
+    return RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[-1]}] but "
+                        f"got: [{sb[0]}, {sb[-2] if len(sb) > 1 else sb[0]}]. (matmul of shapes {list(sa)} and "
+                        f"{list(sb)})")
+
+
+def _matmul_node_cls(a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return DotBackward0
+    if a.ndim == 2 and b.ndim == 1:
+        return MvBackward0
+    if a.ndim <= 2 and b.ndim <= 2:
+        return MmBackward0
+    return BmmBackward0
+
+
+def _blas_friendly(x):
+    """A C-contiguous copy of a non-contiguous stack of matrices (NumPy's batched matmul can fall off its BLAS path
+    for transposed views, up to 8x slower; 2-D operands are fine: BLAS takes their transposes as flags)."""
+    if x.ndim > 2 and not x.flags.c_contiguous:
+        return x.copy(order="C")
+    return x
+
+
+@tensor_method("matmul", "__matmul__")
+def matmul(input, other):
+    """Matrix product with PyTorch's rules: 1-D operands are promoted and batch dimensions broadcast.
+
+    Both operands must have the same dtype (PyTorch does not promote in matmul).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"matmul(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"matmul(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    if input._data.dtype != other._data.dtype:
+        raise _matmul_dtype_error(input, other)
+    a, b = binary_arrays(input, other)
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
+    a, b = _blas_friendly(a), _blas_friendly(b)
+    try:
+        out = wrap(a @ b)
+    except ValueError:
+        raise _matmul_error(a, b) from None
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = _matmul_node_cls(a, b)()
+        node.save(input, other)
+        record(node, out, input, other)
+    return out
+
+
+# the C++ names PyTorch's matmul kernels print for a dtype
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _matmul_dtype_error(input, other):
+    if input._data.ndim == 1 and other._data.ndim == 1:
+        return RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                            f"and {other.dtype.scalar_name}")
+    names = [_CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name) for t in (input, other)]
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
+
+
+def _rmatmul(self, other):
+    from .creation import as_tensor
+    return matmul(as_tensor(other), self)
+
+
+Tensor.__rmatmul__ = _rmatmul
+
+
+@tensor_method()
+def mm(input, mat2):
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2:
+        raise RuntimeError(f"self must be a matrix, got a {input.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got a {mat2.ndim}-D tensor")
+    return matmul(input, mat2)
+
+
+@tensor_method()
+def bmm(input, mat2):
+    """Batched matrix product of two 3-D tensors with the same batch size."""
+    if input.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got a {input.ndim}-D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got a {mat2.ndim}-D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
+                           f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    return matmul(input, mat2)
+
+
+@tensor_method()
+def dot(input, other):
+    """Inner product of two 1-D tensors."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype} and "
+                           f"{other.dtype}")
+    return matmul(input, other)
+
+
+@tensor_method()
+def vdot(input, other):
+    """Inner product of two 1-D tensors, conjugating the first: ``sum(conj(input) * other)``."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"vdot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                           f"and {other.dtype.scalar_name}")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} and "
+                           f"{other.shape[0]} elements respectively")
+    return matmul(input.conj() if input._data.dtype.kind == "c" else input, other)
+
+
+@tensor_method()
+def mv(input, vec):
+    """Matrix-vector product."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}")
+    return matmul(input, vec)
+
+
+@tensor_method("outer", "ger")
+def outer(input, vec2):
+    """Outer product of two 1-D tensors."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1-D tensors, got {input.ndim}-D and {vec2.ndim}-D")
+    return mul(input.unsqueeze(1), vec2.unsqueeze(0))
+
+
+@tensor_method()
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``beta * input + alpha * (mat1 @ mat2)``."""
+    prod = mm(mat1, mat2)
+    if alpha != 1:
+        prod = prod * alpha
+    return add(prod, input if beta == 1 else input * beta)
+
 
 _LETTERS = string.ascii_uppercase + string.ascii_lowercase  # ASCII order, as NumPy's implicit output uses
 # Above this many elements in total, let NumPy plan the contraction (BLAS via tensordot); below, the planning
@@ -237,7 +443,7 @@ class EinsumBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        inputs, output = self._ctx
+        inputs, output = self.inputs, self.output
         operands = self.saved_tensors
         return tuple(_operand_grad(grad, k, operands, inputs, output) if edge is not None else None
                      for k, edge in enumerate(self.next_functions))
@@ -286,7 +492,7 @@ def einsum(*args) -> Tensor:
             if op._requires_grad:
                 node = EinsumBackward0()
                 node.save(*operands)
-                node._ctx = (parsed.inputs, parsed.output)
+                node.inputs, node.output = parsed.inputs, parsed.output
                 record(node, out, *operands)
                 break
     return out
@@ -336,7 +542,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
             "".join(ch for i, ch in enumerate(lb) if i not in db)
         node = EinsumBackward0()
         node.save(a, b)
-        node._ctx = (("".join(la), "".join(lb)), output)
+        node.inputs, node.output = ("".join(la), "".join(lb)), output
         record(node, res, a, b)
     return res
 
@@ -430,18 +636,18 @@ def _warn_once(key, msg):
         warnings.warn(msg, UserWarning, stacklevel=3)
 
 
-def _lu_packed(a: np.ndarray) -> np.ndarray:
+def _lu_packed(a: np.ndarray, xp) -> np.ndarray:
     """LAPACK getrf's packed LU factors (unit-lower L below the diagonal, U on and above) with partial pivoting."""
     n = a.shape[-1]
-    lu = np.array(a.reshape((-1, n, n)), copy=True)
-    rows = np.arange(lu.shape[0])
+    lu = xp.array(a.reshape((-1, n, n)), copy=True)
+    rows = xp.arange(lu.shape[0])
     for k in range(n):
-        p = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        p = k + xp.argmax(abs(lu[:, k:, k]), axis=1)
         top = lu[rows, k].copy()
         lu[rows, k] = lu[rows, p]
         lu[rows, p] = top
         piv = lu[:, k, k]
-        safe = np.where(piv == 0, 1, piv)
+        safe = xp.where(piv == 0, 1, piv)
         lu[:, k + 1:, k] /= safe[:, None]
         lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
     return lu.reshape(a.shape)
@@ -467,7 +673,7 @@ def solve(input: Tensor, A: Tensor):
     linalg = _linalg()
     solution = linalg.solve(A, input)
     batch = np.broadcast_shapes(A._data.shape[:-2], input._data.shape[:-2])
-    lu = _lu_packed(np.broadcast_to(A._data, batch + A._data.shape[-2:]))
+    lu = _lu_packed(A._xp.broadcast_to(A._data, batch + A._data.shape[-2:]), A._xp)
     return _SolveResult(solution, wrap(A._xp.asarray(lu)))
 
 

@@ -69,11 +69,7 @@ class ViewBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (grad.reshape(self._ctx),)
-
-
-class UnsafeViewBackward0(ViewBackward0):
-    __slots__ = ()
+        return (grad.reshape(self.in_shape),)
 
 
 @tensor_method()
@@ -89,7 +85,7 @@ def reshape(input, *shape):
         _as_view(out, input, lambda t: t.reshape(shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ViewBackward0()
-        node._ctx = data.shape
+        node.in_shape = data.shape
         record(node, out, input)
     return out
 
@@ -109,7 +105,7 @@ def view(input, *shape):
     out = _as_view(wrap(data), input, lambda t: t.reshape(shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ViewBackward0()
-        node._ctx = input._data.shape
+        node.in_shape = input._data.shape
         record(node, out, input)
     return out
 
@@ -127,7 +123,7 @@ class UnsqueezeBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (grad.squeeze(self._ctx),)
+        return (grad.squeeze(self.dim),)
 
 
 @tensor_method()
@@ -137,7 +133,7 @@ def unsqueeze(input, dim):
     out = _as_view(wrap(input._xp.expand_dims(input._data, d)), input, lambda t: t.unsqueeze(d))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = UnsqueezeBackward0()
-        node._ctx = d
+        node.dim = d
         record(node, out, input)
     return out
 
@@ -163,7 +159,7 @@ def squeeze(input, dim=None):
     out = _as_view(wrap(data.squeeze(axes) if axes else data), input, lambda t: t.reshape(new_shape))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SqueezeBackward0() if dim is None else SqueezeBackward1()
-        node._ctx = data.shape
+        node.in_shape = data.shape
         record(node, out, input)
     return out
 
@@ -172,7 +168,7 @@ class TransposeBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        d0, d1 = self._ctx
+        d0, d1 = self.d0, self.d1
         return (grad.transpose(d0, d1),)
 
 
@@ -185,7 +181,7 @@ def transpose(input, dim0, dim1):
                    lambda t: t.transpose(d0, d1))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = TransposeBackward0()
-        node._ctx = (d0, d1)
+        node.d0, node.d1 = d0, d1
         record(node, out, input)
     return out
 
@@ -197,8 +193,8 @@ class PermuteBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        inverse = [0] * len(self._ctx)
-        for i, p in enumerate(self._ctx):
+        inverse = [0] * len(self.dims)
+        for i, p in enumerate(self.dims):
             inverse[p] = i
         return (grad.permute(inverse),)
 
@@ -219,7 +215,7 @@ def permute(input, *dims):
     out = _as_view(wrap(input._data.transpose(perm)), input, lambda t: t.permute(perm))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = PermuteBackward0()
-        node._ctx = perm
+        node.dims = perm
         record(node, out, input)
     return out
 
@@ -263,7 +259,7 @@ class ExpandBackward0(Node):
 
     def apply(self, grad):
         from ._base import sum_to
-        return (sum_to(grad, self._ctx),)
+        return (sum_to(grad, self.in_shape),)
 
 
 @tensor_method()
@@ -297,7 +293,7 @@ def expand(input, *sizes):
     _as_view(out, input)
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ExpandBackward0()
-        node._ctx = data.shape
+        node.in_shape = data.shape
         record(node, out, input)
     return out
 
@@ -397,7 +393,7 @@ class RepeatBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        in_shape, reps = self._ctx
+        in_shape, reps = self.in_shape, self.reps
         padded = (1,) * (len(reps) - len(in_shape)) + tuple(in_shape)
         # the output is reps[i] copies of each dimension, so fold it into (reps[0], s[0], reps[1], s[1], ...)
         # and sum the copies away
@@ -421,7 +417,7 @@ def repeat(input, *sizes):
     out = wrap(input._xp.tile(data, reps) if reps else data.copy())
     if GRAD_ENABLED[0] and input._requires_grad:
         node = RepeatBackward0()
-        node._ctx = (data.shape, reps)
+        node.in_shape, node.reps = data.shape, reps
         record(node, out, input)
     return out
 
@@ -465,7 +461,7 @@ class CatBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dim, sizes, dtypes = self._ctx
+        dim, sizes, dtypes = self.dim, self.sizes, self.dtypes
         grads = []
         start = 0
         for edge, size, dtype in zip(self.next_functions, sizes, dtypes):
@@ -520,7 +516,7 @@ def cat(tensors, dim=0, *, out=None):
         sizes = tuple(None if (t._data.ndim == 1 and t._data.shape[0] == 0 and t is not ref) else
                       t._data.shape[d] for t in tensors)
         dtypes = tuple(t.dtype if dtype is not None else None for t in tensors)
-        node._ctx = (d, sizes, dtypes)
+        node.dim, node.sizes, node.dtypes = d, sizes, dtypes
         record(node, res, *tensors)
     if out is not None:
         out._data = result.astype(out._data.dtype, copy=False)
@@ -536,7 +532,7 @@ class StackBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        dim, dtypes = self._ctx
+        dim, dtypes = self.dim, self.dtypes
         parts = unbind(grad, dim)
         return tuple(None if edge is None else (g if dt is None or g._data.dtype == dt.np else g.to(dt))
                      for edge, g, dt in zip(self.next_functions, parts, dtypes))
@@ -561,7 +557,7 @@ def stack(tensors, dim=0, *, out=None):
     res = wrap(result)
     if GRAD_ENABLED[0] and any(t._requires_grad for t in tensors):
         node = StackBackward0()
-        node._ctx = (d, tuple(t.dtype if dtype is not None else None for t in tensors))
+        node.dim, node.dtypes = d, tuple(t.dtype if dtype is not None else None for t in tensors)
         record(node, res, *tensors)
     if out is not None:
         out._data = result.astype(out._data.dtype, copy=False)
@@ -650,7 +646,7 @@ class SplitBackward0(Node):
     __slots__ = ()
 
     def apply(self, *grads):
-        dim, sizes, in_shape = self._ctx
+        dim, sizes, in_shape = self.dim, self.sizes, self.in_shape
         ref = next(g for g in grads if g is not None)
         parts = []
         for g, size in zip(grads, sizes):
@@ -679,7 +675,7 @@ def _split_sizes(input, sizes, d, node_cls):
         from ._base import record_multi
         node = node_cls()
         node.n_outputs = len(pieces)
-        node._ctx = (d, tuple(sizes), data.shape)
+        node.dim, node.sizes, node.in_shape = d, tuple(sizes), data.shape
         record_multi(node, pieces, input)
     return pieces
 
@@ -759,7 +755,7 @@ class UnbindBackward0(Node):
     __slots__ = ()
 
     def apply(self, *grads):
-        dim, in_shape = self._ctx
+        dim, in_shape = self.dim, self.in_shape
         ref = next(g for g in grads if g is not None)
         shape = in_shape[:dim] + in_shape[dim + 1:]
         parts = [wrap(ref._xp.zeros(shape, dtype=ref._data.dtype)) if g is None else g for g in grads]
@@ -779,7 +775,7 @@ def unbind(input, dim=0):
         from ._base import record_multi
         node = UnbindBackward0()
         node.n_outputs = len(pieces)
-        node._ctx = (d, data.shape)
+        node.dim, node.in_shape = d, data.shape
         record_multi(node, pieces, input)
     return pieces
 
@@ -789,7 +785,7 @@ class FlipBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (flip(grad, self._ctx),)
+        return (flip(grad, self.dims),)
 
 
 @tensor_method()
@@ -805,7 +801,7 @@ def flip(input, *dims):
     out = wrap(input._xp.flip(data, axes).copy() if data.ndim else data.copy())
     if GRAD_ENABLED[0] and input._requires_grad:
         node = FlipBackward0()
-        node._ctx = axes
+        node.dims = axes
         record(node, out, input)
     return out
 
@@ -830,7 +826,7 @@ class RollBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        shifts, dims = self._ctx
+        shifts, dims = self.shifts, self.dims
         return (roll(grad, tuple(-s for s in shifts), dims),)
 
 
@@ -852,7 +848,7 @@ def roll(input, shifts, dims=None):
         out = wrap(input._xp.roll(data, shifts_t, dims_t))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = RollBackward0()
-        node._ctx = (shifts_t, dims_t)
+        node.shifts, node.dims = shifts_t, dims_t
         record(node, out, input)
     return out
 
@@ -884,14 +880,14 @@ class TrilBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (tril(grad, self._ctx),)
+        return (tril(grad, self.diagonal),)
 
 
 class TriuBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        return (triu(grad, self._ctx),)
+        return (triu(grad, self.diagonal),)
 
 
 def _triangle(input, diagonal, lower):
@@ -903,7 +899,7 @@ def _triangle(input, diagonal, lower):
     out = wrap(xp.tril(data, int(diagonal)) if lower else xp.triu(data, int(diagonal)))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = TrilBackward0() if lower else TriuBackward0()
-        node._ctx = int(diagonal)
+        node.diagonal = int(diagonal)
         record(node, out, input)
     return out
 

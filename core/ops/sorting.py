@@ -1,5 +1,5 @@
 """Sorting and selection (sort, topk, kthvalue, median, mode, cummax/cummin), uniques and histograms,
-binary search, diagonals (diag, diagonal, diag_embed, trace), diff and grids.
+binary search and diff.
 
 The selecting ops return ``(values, indices)`` named tuples as PyTorch does. Their values are differentiable: the
 gradient goes back to the selected positions (a scatter-add, so ``cummax``'s repeated indices accumulate), and
@@ -11,8 +11,6 @@ propagates NaN and ``nanmedian`` ignores it.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import return_types as _rt
@@ -21,7 +19,7 @@ from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, te
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive", "bincount", "histc", "histogram", "searchsorted", "bucketize", "cummax", "cummin",
-           "diff", "diag", "diag_embed", "diagonal", "trace", "meshgrid", "cartesian_prod"]
+           "diff"]
 
 _ValuesIndices = {name: getattr(_rt, name)
                   for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
@@ -54,7 +52,7 @@ class _SelectBackward(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        in_shape, dim, indices, keepdim = self._ctx
+        in_shape, dim, indices, keepdim = self.in_shape, self.dim, self.indices, self.keepdim
         from .gather_scatter import scatter_add
         idx = wrap(indices)
         if not keepdim and len(in_shape):
@@ -103,7 +101,7 @@ def _select_result(name, input, dim, values, indices, keepdim, node_cls):
     idx = wrap(indices.astype(np.int64, copy=False))
     if GRAD_ENABLED[0] and input._requires_grad and input._data.dtype.kind in "fc":
         node = node_cls()
-        node._ctx = (input._data.shape, dim, idx._data, keepdim)
+        node.in_shape, node.dim, node.indices, node.keepdim = input._data.shape, dim, idx._data, keepdim
         record(node, out, input)
     return _ValuesIndices[name](out, idx)
 
@@ -138,7 +136,7 @@ def argsort(input, dim=-1, descending=False, stable=False) -> Tensor:
     data = input._data
     if data.ndim == 0:
         normalize_dim(dim, 0)
-        return wrap(np.zeros((), dtype=np.int64))
+        return wrap(input._xp.zeros((), dtype=np.int64))
     return wrap(_argsort(data, _dim_of(input, dim), descending, stable, input._xp).astype(np.int64, copy=False))
 
 
@@ -324,7 +322,7 @@ def mode(input, dim=-1, keepdim=False):
     moved = xp.moveaxis(data, d, -1)
     order = xp.argsort(moved, axis=-1, kind="stable")
     s = xp.take_along_axis(moved, order, axis=-1)
-    pos = np.arange(n)
+    pos = xp.arange(n)
     starts = xp.ones(s.shape, dtype=bool)
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
     ends = xp.ones(s.shape, dtype=bool)
@@ -643,198 +641,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor:
     return x
 
 
-# ------------------------------------------------------------------------------------------------------ diagonals
-def _diag_dims(ndim, offset, dim1, dim2, fname):
-    d1, d2 = normalize_dim(dim1, ndim), normalize_dim(dim2, ndim)
-    if d1 == d2:
-        raise RuntimeError(f"{fname}(): dimension1 and dimension2 cannot be identical: {dim1}, {dim2}")
-    return d1, d2
-
-
-def _diagonal_view(data: np.ndarray, offset: int, d1: int, d2: int, xp):
-    """A writable strided view of the ``offset`` diagonal over dims ``d1``, ``d2`` (appended as the last dim)."""
-    shape, strides = data.shape, data.strides
-    n1, n2 = shape[d1], shape[d2]
-    if offset >= 0:
-        length = max(0, min(n1, n2 - offset))
-        start = [0] * data.ndim
-        start[d2] = offset if length else 0
-    else:
-        length = max(0, min(n1 + offset, n2))
-        start = [0] * data.ndim
-        start[d1] = -offset if length else 0
-    base = data[tuple(slice(s, None) for s in start)] if length else data
-    keep = [i for i in range(data.ndim) if i not in (d1, d2)]
-    new_shape = tuple(shape[i] for i in keep) + (length,)
-    new_strides = tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],)
-    return xp.lib.stride_tricks.as_strided(base, new_shape, new_strides, writeable=base.flags.writeable)
-
-
-class DiagonalBackward0(Node):
-    __slots__ = ()
-
-    def apply(self, grad):
-        in_shape, offset, d1, d2 = self._ctx
-        return (_onto_diagonal(grad, in_shape, offset, d1, d2, DiagonalBackwardBackward0),)
-
-
-class DiagEmbedBackward0(Node):
-    __slots__ = ()
-
-    def apply(self, grad):
-        _, offset, d1, d2 = self._ctx
-        return (diagonal(grad, offset, d1, d2),)
-
-
-class DiagonalBackwardBackward0(DiagEmbedBackward0):
-    __slots__ = ()
-
-
-def _onto_diagonal(src: Tensor, out_shape, offset, d1, d2, node_cls) -> Tensor:
-    """Zeros of ``out_shape`` with ``src`` written on the ``offset`` diagonal of dims ``d1``, ``d2``."""
-    xp = src._xp
-    out_data = xp.zeros(out_shape, dtype=src._data.dtype)
-    _diagonal_view(out_data, offset, d1, d2, xp)[...] = src._data
-    out = wrap(out_data)
-    if GRAD_ENABLED[0] and src._requires_grad:
-        node = node_cls()
-        node._ctx = (out_shape, offset, d1, d2)
-        record(node, out, src)
-    return out
-
-
-@tensor_method()
-def diagonal(input, offset=0, dim1=0, dim2=1) -> Tensor:
-    """A view of the diagonal with the given ``offset`` over dims ``dim1`` and ``dim2``, appended as the last dim.
-
-    ``offset > 0`` selects a diagonal above the main one, ``offset < 0`` below. Writing to the view writes to
-    ``input``.
-    """
-    check_tensor(input, "input", "diagonal")
-    data = input._data
-    if data.ndim < 2:
-        raise RuntimeError(f"diagonal(): expected a tensor with at least 2 dimensions, got {data.ndim}")
-    d1, d2 = _diag_dims(data.ndim, offset, dim1, dim2, "diagonal")
-    out = wrap(_diagonal_view(data, int(offset), d1, d2, input._xp))
-    out._version = input._ensure_version()
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = DiagonalBackward0()
-        node._ctx = (data.shape, int(offset), d1, d2)
-        record(node, out, input)
-    return out
-
-
-_diagonal = diagonal  # ``diag`` has an argument named ``diagonal``
-
-
-@tensor_method()
-def diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor:
-    """A tensor whose ``offset`` diagonals over dims ``dim1``, ``dim2`` hold the last dim of ``input``; zeros
-    elsewhere. The result has one more dimension than ``input``."""
-    check_tensor(input, "input", "diag_embed")
-    data = input._data
-    nd = data.ndim + 1
-    d1, d2 = _diag_dims(nd, offset, dim1, dim2, "diag_embed")
-    n = (data.shape[-1] if data.ndim else 1) + abs(int(offset))
-    rest = list(data.shape[:-1])
-    out_shape = []
-    for i in range(nd):
-        out_shape.append(n if i in (d1, d2) else rest.pop(0))
-    src = input if data.ndim else input.reshape(1)
-    return _onto_diagonal(src, tuple(out_shape), int(offset), d1, d2, DiagEmbedBackward0)
-
-
-@tensor_method()
-def diag(input, diagonal=0) -> Tensor:
-    """1-D input: a square matrix with ``input`` on its ``diagonal``-th diagonal. 2-D input: that diagonal (a
-    copy)."""
-    check_tensor(input, "input", "diag")
-    nd = input._data.ndim
-    if nd == 1:
-        return diag_embed(input, diagonal, 0, 1)
-    if nd == 2:
-        return _diagonal(input, diagonal, 0, 1).clone()
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
-
-
-class TraceBackward0(Node):
-    __slots__ = ()
-
-    def apply(self, grad):
-        shape = self._ctx
-        k = min(shape)
-        return (_onto_diagonal(grad.expand(k), shape, 0, 0, 1, DiagonalBackwardBackward0),)
-
-
-@tensor_method()
-def trace(input) -> Tensor:
-    """The sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
-    check_tensor(input, "input", "trace")
-    data = input._data
-    if data.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {data.ndim}")
-    dtype = np.int64 if data.dtype.kind in "biu" else None
-    out = wrap(input._xp.asarray(input._xp.trace(data, dtype=dtype)))
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = TraceBackward0()
-        node._ctx = data.shape
-        record(node, out, input)
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------------- grids
-_warned_meshgrid = [False]
-
-
-def meshgrid(*tensors, indexing=None):
-    """Coordinate grids from 1-D tensors: output ``i`` varies along dim ``i`` and is constant along the others.
-
-    ``indexing="ij"`` (matrix indexing; the default, with a warning when not given) or ``"xy"`` (Cartesian: the
-    first two dims swapped). The outputs are broadcast views of the inputs.
-    """
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    if indexing is None:
-        if not _warned_meshgrid[0]:
-            _warned_meshgrid[0] = True
-            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
-                          "argument.", UserWarning, stacklevel=2)
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
-    if not tensors:
-        raise RuntimeError("meshgrid expects a non-empty TensorList")
-    for t in tensors:
-        check_tensor(t, "tensors", "meshgrid")
-        if t._data.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
-    flat = [t.reshape(-1) for t in tensors]
-    swap = indexing == "xy" and len(flat) >= 2
-    if swap:
-        flat[0], flat[1] = flat[1], flat[0]
-    shape = tuple(t._data.shape[0] for t in flat)
-    grids = []
-    for i, t in enumerate(flat):
-        view = [1] * len(flat)
-        view[i] = -1
-        grids.append(t.reshape(view).expand(shape))
-    if swap:
-        # Cartesian indexing: the grid of the first input varies along dim 1 and the second's along dim 0
-        grids[0], grids[1] = grids[1], grids[0]
-    return tuple(grids)
-
-
-def cartesian_prod(*tensors) -> Tensor:
-    """The Cartesian product of 1-D tensors: an ``(N, k)`` tensor of all combinations (a 1-D input is returned as
-    is), in the order of ``itertools.product``."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    for t in tensors:
-        check_tensor(t, "tensors", "cartesian_prod")
-        if t._data.ndim != 1:
-            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
-    if len(tensors) == 1:
-        return tensors[0]
-    from .shape import stack
-    grids = meshgrid(*tensors, indexing="ij")
-    return stack([g.reshape(-1) for g in grids], 1)
+# diagonals and grids moved to their own modules; these names keep the old import path working
+from .diagonals import diag, diag_embed, diagonal, trace  # noqa: E402,F401
+from .grids import cartesian_prod, meshgrid  # noqa: E402,F401

@@ -6,7 +6,7 @@ PyTorch does: ``x.t().as_strided(...)`` and ``x[1:].as_strided(...)`` index the 
 from __future__ import annotations
 
 from ..autograd.graph import Node
-from ..device import array_module as _array_module
+from ..device import array_module
 from ..tensor import _pointer, _storage_root
 from ._base import GRAD_ENABLED, Tensor, check_tensor, record, tensor_method, wrap
 from .shape import _as_view, _shape_arg
@@ -26,7 +26,7 @@ def _flat_storage(data):
 
 
 def _restride(array, shape, strides):
-    stride_tricks = _array_module(array).lib.stride_tricks
+    stride_tricks = array_module(array).lib.stride_tricks
     return stride_tricks.as_strided(array, shape=shape, strides=strides)
 
 

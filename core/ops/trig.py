@@ -69,7 +69,7 @@ class Atan2Backward0(Node):
 
     def apply(self, grad):
         y, x = self.saved_tensors
-        shape_y, shape_x = self._ctx
+        shape_y, shape_x = self.shape_y, self.shape_x
         denom = y * y + x * x
         gy = sum_to(grad * x / denom, shape_y) if self.next_functions[0] is not None else None
         gx = sum_to(grad * -y / denom, shape_x) if self.next_functions[1] is not None else None
@@ -98,7 +98,7 @@ def atan2(input, other):
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
         node = Atan2Backward0()
         node.save(input, other)
-        node._ctx = _shapes(input, other)
+        node.shape_y, node.shape_x = _shapes(input, other)
         record(node, out, input, other)
     return out
 
@@ -112,7 +112,7 @@ class HypotBackward0(Node):
 
     def apply(self, grad):
         a, b = self.saved_tensors
-        shape_a, shape_b = self._ctx
+        shape_a, shape_b = self.shape_a, self.shape_b
         out = self.saved_output()
         ga = sum_to(grad * a / out, shape_a) if self.next_functions[0] is not None else None
         gb = sum_to(grad * b / out, shape_b) if self.next_functions[1] is not None else None
@@ -131,7 +131,7 @@ def hypot(input, other):
         node = HypotBackward0()
         node.save(input, other)
         node.save_output(out)
-        node._ctx = _shapes(input, other)
+        node.shape_a, node.shape_b = _shapes(input, other)
         record(node, out, input, other)
     return out
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _array_module, as_float, check_lr, np, real_view
+from ..device import array_module
+from .optimizer import Optimizer, as_float, check_lr, np, real_view
 
 __all__ = ["LBFGS"]
 
@@ -86,7 +87,7 @@ class LBFGS(Optimizer):
         parts = []
         for p in self._params:
             if p._grad is None:
-                parts.append(np.zeros(real_view(p._data).size, dtype=real_view(p._data).dtype))
+                parts.append(p._xp.zeros(real_view(p._data).size, dtype=real_view(p._data).dtype))
             else:
                 parts.append(real_view(p._grad._data).reshape(-1))
         return _concat(parts)
@@ -149,7 +150,7 @@ class LBFGS(Optimizer):
         state["func_evals"] += 1
 
         flat_grad = self._gather_flat_grad()
-        opt_cond = float(np.abs(flat_grad).max()) <= tolerance_grad
+        opt_cond = float(abs(flat_grad).max()) <= tolerance_grad
         if opt_cond:
             return orig_loss
 
@@ -205,7 +206,7 @@ class LBFGS(Optimizer):
 
             # -- compute the step length
             if state["n_iter"] == 1:
-                t = min(1.0, 1.0 / float(np.abs(flat_grad).sum())) * lr
+                t = min(1.0, 1.0 / float(abs(flat_grad).sum())) * lr
             else:
                 t = lr
             gtd = float(flat_grad @ d)  # directional derivative
@@ -221,14 +222,14 @@ class LBFGS(Optimizer):
 
                 loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd)
                 self._add_grad(t, d)
-                opt_cond = float(np.abs(flat_grad).max()) <= tolerance_grad
+                opt_cond = float(abs(flat_grad).max()) <= tolerance_grad
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
                     # re-evaluate unless this is the last iteration (then the caller's next step() will)
                     loss = float(as_float(self._eval_closure(closure)))
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = float(np.abs(flat_grad).max()) <= tolerance_grad
+                    opt_cond = float(abs(flat_grad).max()) <= tolerance_grad
                     ls_func_evals = 1
 
             current_evals += ls_func_evals
@@ -241,7 +242,7 @@ class LBFGS(Optimizer):
                 break
             if opt_cond:
                 break
-            if float(np.abs(d * t).max()) <= tolerance_change:
+            if float(abs(d * t).max()) <= tolerance_change:
                 break
             if abs(loss - prev_loss) < tolerance_change:
                 break
@@ -262,7 +263,7 @@ def _concat(parts):
     if not parts:
         return np.zeros(0)
     first = parts[0]
-    xp = np if type(first) is np.ndarray else _array_module(first)
+    xp = np if type(first) is np.ndarray else array_module(first)
     return xp.concatenate(parts) if len(parts) > 1 else first.copy()
 
 
@@ -297,7 +298,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
 
     Returns ``(f_new, g_new, t, func_evals)``.
     """
-    d_norm = float(np.abs(d).max())
+    d_norm = float(abs(d).max())
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1

@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import GRAD_ENABLED
 from ..autograd.graph import RemovableHandle
+from ..device import array_module
 from ..tensor import Tensor
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
@@ -469,7 +470,7 @@ class Optimizer:
         if buf is None or buf.shape[0] < count or buf.shape[1] < n:
             rows = max(count, buf.shape[0] if buf is not None else 0)
             cols = max(n, buf.shape[1] if buf is not None else 0)
-            xp = np if type(like) is np.ndarray else _array_module(like)
+            xp = np if type(like) is np.ndarray else array_module(like)
             buf = xp.empty((rows, cols), dtype=like.dtype)
             self._scratch_cache[key] = buf
         shape = like.shape
@@ -488,7 +489,7 @@ class Optimizer:
         block = _BLOCK_BYTES // first.itemsize
         if (n <= 2 * block or type(first) is not np.ndarray
                 or not all(a is None or a.flags.c_contiguous for a in arrays)):
-            xp = np if type(first) is np.ndarray else _array_module(first)
+            xp = np if type(first) is np.ndarray else array_module(first)
             kernel(xp, *arrays, *self._scratch(first, n_scratch), *args)
             return
         flat = [None if a is None else a.reshape(-1) for a in arrays]
@@ -520,11 +521,6 @@ def _register(container, hook, prepend):
     if prepend:
         container.move_to_end(handle.id, last=False)
     return handle
-
-
-def _array_module(arr):
-    from ..device import array_module
-    return array_module(arr)
 
 
 def _as_index(key):
@@ -582,7 +578,7 @@ def bump_step(state: dict) -> float:
 def zeros_state(param: Tensor, fill: float = 0.0) -> Tensor:
     """A state tensor shaped and typed like ``param``, filled with ``fill`` (both parts, for a complex one)."""
     data = param._data
-    xp = np if type(data) is np.ndarray else _array_module(data)
+    xp = np if type(data) is np.ndarray else array_module(data)
     if fill != 0 and data.dtype.kind == "c":
         fill = complex(fill, fill)
     arr = xp.zeros_like(data) if fill == 0 else xp.full_like(data, fill)

@@ -1,9 +1,9 @@
 """The task wrapper behind ``Accuracy(task=...)`` and friends, and the stat-score state shared by many metrics."""
 from __future__ import annotations
 
-from ember.core.dtypes import int64
-from ember.core.ops.creation import zeros
-from ember.core.tensor import Tensor
+from ...core.dtypes import int64
+from ...core.ops.creation import zeros
+from ...core.tensor import Tensor
 
 from ..metric import Metric
 from ..utilities.data import dim_zero_cat, to_array, wrap

@@ -1,8 +1,8 @@
 """Confusion-matrix metrics (also the base of Matthews, Cohen's kappa and Jaccard)."""
 from __future__ import annotations
 
-from ember.core.dtypes import int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import int64
+from ...core.ops.creation import zeros
 
 from ..functional.classification.confusion_matrix import (_binary_confusion_matrix_arg_validation,
                                                           _binary_confusion_matrix_format,

@@ -6,8 +6,8 @@ state of constant size).
 """
 from __future__ import annotations
 
-from ember.core.dtypes import int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import int64
+from ...core.ops.creation import zeros
 
 from ..functional.classification.precision_recall_curve import (
     _adjust_threshold_arg, _binary_precision_recall_curve_arg_validation, _binary_precision_recall_curve_compute,

@@ -1,8 +1,8 @@
 """The shared shape of metrics that are a sum of per-element errors divided by a count."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32, int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32, int64
+from ...core.ops.creation import zeros
 
 from ..metric import Metric
 

@@ -1,8 +1,8 @@
 """Explained variance metric."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32, int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32, int64
+from ...core.ops.creation import zeros
 
 from ..functional.regression.explained_variance import (_check_multioutput, _explained_variance_compute,
                                                         _explained_variance_update)

@@ -1,8 +1,8 @@
 """KL divergence metric."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32, int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32, int64
+from ...core.ops.creation import zeros
 
 from ..functional.regression.kl_divergence import _check_kl_args, _kld_compute, _kld_update
 from ..metric import Metric

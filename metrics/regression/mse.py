@@ -1,8 +1,8 @@
 """Mean squared error metric."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32, int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32, int64
+from ...core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.mse import _mean_squared_error_compute, _mean_squared_error_update

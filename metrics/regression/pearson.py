@@ -1,8 +1,8 @@
 """Pearson correlation coefficient metric."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32
+from ...core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.pearson import (_final_aggregation, _pearson_corrcoef_compute,

@@ -1,8 +1,8 @@
 """R^2 score metric."""
 from __future__ import annotations
 
-from ember.core.dtypes import float32, int64
-from ember.core.ops.creation import zeros
+from ...core.dtypes import float32, int64
+from ...core.ops.creation import zeros
 
 from ..functional.regression._common import check_num_outputs
 from ..functional.regression.r2 import _MULTIOUTPUT, _r2_score_compute, _r2_score_update

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core.tensor import Tensor
+from ...core.tensor import Tensor
 
 __all__ = ["dim_zero_cat", "dim_zero_sum", "dim_zero_mean", "dim_zero_max", "dim_zero_min", "apply_to_collection",
            "to_array", "wrap"]
@@ -39,7 +39,7 @@ def dim_zero_cat(x):
     xp = nonempty[0]._xp
     out = wrap(xp.concatenate([t._data for t in nonempty], axis=0))
     if any(t._requires_grad for t in nonempty):
-        from ember.core import cat
+        from ...core import cat
         out = cat(nonempty, dim=0)
     return out
 
@@ -47,7 +47,7 @@ def dim_zero_cat(x):
 def _stacked(x):
     if isinstance(x, Tensor):
         return x
-    from ember.core import stack
+    from ...core import stack
     return stack(list(x), dim=0)
 
 
@@ -66,13 +66,13 @@ def dim_zero_mean(x):
 
 def dim_zero_max(x):
     """Elementwise maximum over dim 0 (the ``"max"`` reduction)."""
-    from ember.core import amax
+    from ...core import amax
     return amax(_stacked(x), 0)
 
 
 def dim_zero_min(x):
     """Elementwise minimum over dim 0 (the ``"min"`` reduction)."""
-    from ember.core import amin
+    from ...core import amin
     return amin(_stacked(x), 0)
 
 
@@ -96,7 +96,7 @@ def to_array(x, name: str = "input"):
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, (bool, int, float, list, tuple, np.generic)):
-        from ember.core import tensor
+        from ...core import tensor
         return tensor(x)._data
     if type(x).__module__.startswith("cupy"):
         return x

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core.tensor import Tensor
+from ...core.tensor import Tensor
 
 __all__ = ["distributed_available", "gather_all_tensors", "get_dist_module"]
 
@@ -23,7 +23,7 @@ def get_dist_module():
     if _DIST:
         return _DIST[0]
     try:
-        from ember.core import distributed as dist
+        from ...core import distributed as dist
     except ImportError:  # pragma: no cover - the package is part of core
         dist = None
     needed = ("is_available", "is_initialized", "get_world_size", "all_gather")

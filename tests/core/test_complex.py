@@ -6,6 +6,7 @@ import pytest
 
 import ember as em
 from ember.core.autograd import gradcheck, gradgradcheck
+from op_testing import rand_from
 
 RNG = np.random.default_rng(7)
 
@@ -14,8 +15,7 @@ def crand(*shape, grad=True):
     return em.tensor(RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape), requires_grad=grad)
 
 
-def rand(*shape, grad=True):
-    return em.tensor(RNG.standard_normal(shape), requires_grad=grad)
+rand = rand_from(RNG)
 
 
 def test_complex_tensors_print_like_pytorch():

@@ -4,16 +4,11 @@ import pytest
 
 import ember as em
 from ember.core.autograd import gradcheck, gradgradcheck
+from op_testing import rand_from
 
 F = em.fft
 RNG = np.random.default_rng(1234)
-
-
-def rand(*shape, cplx=False, grad=True):
-    a = RNG.standard_normal(shape)
-    if cplx:
-        a = a + 1j * RNG.standard_normal(shape)
-    return em.tensor(a, requires_grad=grad)
+rand = rand_from(RNG)
 
 
 # ------------------------------------------------------------------------------------------------------ must show

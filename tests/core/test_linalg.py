@@ -4,20 +4,11 @@ import pytest
 
 import ember as em
 from ember.core.autograd import gradcheck, gradgradcheck
+from op_testing import npy, rand_from
 
 L = em.linalg
 RNG = np.random.default_rng(42)
-
-
-def rand(*shape, cplx=False, grad=True):
-    a = RNG.standard_normal(shape)
-    if cplx:
-        a = a + 1j * RNG.standard_normal(shape)
-    return em.tensor(a, requires_grad=grad)
-
-
-def npy(t):
-    return t.detach().numpy()
+rand = rand_from(RNG)
 
 
 def spd(A):

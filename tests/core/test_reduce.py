@@ -6,21 +6,11 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.autograd import gradcheck, gradgradcheck
-
-
-def _leaf(*shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return em.tensor(rng.standard_normal(shape), dtype=em.float64, requires_grad=True)
+from op_testing import check_grads as _check_grads, leaf as _leaf
 
 
 def _with_zeros():
     return em.tensor([[1.0, 0.0, 3.0], [2.0, 1.5, -1.0], [0.5, 0.0, 2.0]], dtype=em.float64, requires_grad=True)
-
-
-def _check_grads(fn, *inputs):
-    assert gradcheck(fn, inputs)
-    assert gradgradcheck(fn, inputs)
 
 
 def test_dim_out_of_range_message():

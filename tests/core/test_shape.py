@@ -3,17 +3,7 @@ import numpy as np
 import pytest
 
 import ember as em
-from ember.autograd import gradcheck, gradgradcheck
-
-
-def _leaf(*shape, seed=0):
-    rng = np.random.default_rng(seed)
-    return em.tensor(rng.standard_normal(shape), dtype=em.float64, requires_grad=True)
-
-
-def _check_grads(fn, *inputs):
-    assert gradcheck(fn, inputs)
-    assert gradgradcheck(fn, inputs)
+from op_testing import check_grads as _check_grads, leaf as _leaf
 
 
 # ------------------------------------------------------------------------------------------- the checks

@@ -6,17 +6,13 @@ import pytest
 
 import ember as em
 from ember.core.autograd import gradcheck, gradgradcheck
+from op_testing import npy, rand_from
 
 RNG = np.random.default_rng(11)
 NAN = float("nan")
 
 
-def rand(*shape, grad=True):
-    return em.tensor(RNG.standard_normal(shape), requires_grad=grad)
-
-
-def npy(t):
-    return t.detach().numpy()
+rand = rand_from(RNG)
 
 
 def same(a, b):
@@ -212,7 +208,7 @@ def test_meshgrid_and_cartesian_prod():
     np.testing.assert_array_equal(npy(gx), rx)
     np.testing.assert_array_equal(npy(gy), ry)
     with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
-        em.core.ops.sorting._warned_meshgrid[0] = False
+        em.core.ops.grids._warned_meshgrid[0] = False
         em.meshgrid(a, b)
     assert em.cartesian_prod(a, b).tolist() == [[1, 4], [1, 5], [2, 4], [2, 5], [3, 4], [3, 5]]
     assert em.cartesian_prod(a) is a

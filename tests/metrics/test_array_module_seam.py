@@ -1,91 +1,28 @@
 """The device seam: metric code computes with the array module of its inputs (``xp``), never with ``numpy`` directly.
 
-A fake GPU stands in for CuPy. Its arrays are a NumPy subclass that ember takes for CuPy arrays (by their module
-name, ``.device.id`` and ``.get()``), and the array-module lookups of ``ember.core.device`` are patched to return,
-for them and for ``"cuda"``, a recording module that forwards every call to NumPy and keeps the results on the
-fake device (as CuPy returns CuPy arrays). A NumPy function called straight on device data from ``ember/metrics``
-code is caught by ``__array_function__``; a state or result that fell back to a plain ``ndarray`` left the device.
+The fake GPU of ``tests/core/fake_device.py`` stands in for CuPy. A NumPy function called straight on device data
+from ``ember/metrics`` code is caught by ``__array_function__``; a state or result that fell back to a plain
+``ndarray`` left the device.
 """
 import ast
 import os
-import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import ember.metrics as M
 from ember.core.tensor import Tensor
+from fake_device import FakeDeviceArray, fake_device as _fake_device
 
 METRICS_DIR = os.path.dirname(M.__file__) + os.sep
 
 
-class FakeDeviceArray(np.ndarray):
-    """An array living on the fake device; remembers NumPy functions that metric code called on it directly."""
-
-    direct_calls = None  # a list while a test runs
-
-    @property
-    def device(self):
-        return SimpleNamespace(id=0)
-
-    def get(self):
-        """Copy to the host, like ``cupy.ndarray.get``."""
-        return self.view(np.ndarray).copy()
-
-    def __array_function__(self, func, types, args, kwargs):
-        caller = sys._getframe(1).f_code.co_filename
-        if caller.startswith(METRICS_DIR) and FakeDeviceArray.direct_calls is not None:
-            FakeDeviceArray.direct_calls.append(f"np.{func.__name__} in {caller[len(METRICS_DIR):]}")
-        return super().__array_function__(func, types, args, kwargs)
-
-
-FakeDeviceArray.__module__ = "cupy_fake"  # how ember tells a GPU array (ember.core.device.array_module)
-
-
-def _on_device(value):
-    if type(value) is np.ndarray:
-        return value.view(FakeDeviceArray)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_on_device(v) for v in value)
-    return value
-
-
-class RecordingArrayModule:
-    """The fake device's ``xp``: NumPy's functions, recorded, with results kept on the device."""
-
-    def __init__(self):
-        self.calls = set()
-
-    def __getattr__(self, name):
-        attr = getattr(np, name)
-        if isinstance(attr, type) or not callable(attr):  # dtypes, constants, errstate: as they are
-            return attr
-
-        def forward(*args, **kwargs):
-            self.calls.add(name)
-            return _on_device(attr(*args, **kwargs))
-        return forward
-
-
 @pytest.fixture
-def fake_device(monkeypatch):
-    """Patch the array-module lookup so fake-device data gets the recording module; yields that module."""
-    device_module = sys.modules["ember.core.device"]  # (``ember.core.device`` the attribute is the class)
-    real_array_module, real_module_for_device = device_module.array_module, device_module.module_for_device
-    xp = RecordingArrayModule()
-
-    def array_module(*arrays):
-        return xp if any(isinstance(a, FakeDeviceArray) for a in arrays) else real_array_module(*arrays)
-
-    def module_for_device(dev):
-        return xp if device_module.device(dev).type == "cuda" else real_module_for_device(dev)
-
-    monkeypatch.setattr(device_module, "array_module", array_module)
-    monkeypatch.setattr(device_module, "module_for_device", module_for_device)
-    monkeypatch.setattr(FakeDeviceArray, "direct_calls", [])
-    yield xp
+def fake_device():
+    """The shared fake device (tests/core/fake_device.py), recording direct NumPy calls from metric code."""
+    with _fake_device(watched=METRICS_DIR) as xp:
+        yield xp
 
 
 def _to_fake_device(metric):

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
+from ...device import array_module as _xp_of  # the one array-module lookup (core/device.py)
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
@@ -425,13 +424,6 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     if need_weight:
         gwt = gw.reshape(f, cg, kh, kw)
     return gx, gwt
-
-
-def _xp_of(a):
-    if type(a) is np.ndarray:
-        return np
-    from ...device import array_module
-    return array_module(a)
 
 
 # ------------------------------------------------------------------------------------------ differentiable ops

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
+from ...device import array_module as _xp  # the one array-module lookup (core/device.py)
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
            "grid_sample", "affine_grid"]
@@ -111,11 +112,6 @@ def _resample_axis(x, m, axis):
         node._ctx = (m, axis)
         record(node, out, x)
     return out
-
-
-def _xp(a):
-    from ._conv import _xp_of
-    return _xp_of(a)
 
 
 # ------------------------------------------------------------------------------------------------ interpolate

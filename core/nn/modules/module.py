@@ -2,7 +2,7 @@
 
 Parameters, buffers and submodules register themselves when assigned as attributes. They live in the three
 registries ``_parameters``, ``_buffers`` and ``_modules`` (as in PyTorch, so code that touches those dicts keeps
-working), and each registry mirrors its entries into the instance ``__dict__``. That mirror is what makes
+working; the registry type is in ``_registry.py``, the hook machinery in ``hooks.py``), and each registry mirrors its entries into the instance ``__dict__``. That mirror is what makes
 ``self.weight`` a plain dictionary lookup instead of a failed lookup followed by ``__getattr__``, which matters in
 small training loops where attribute access is a visible part of every step.
 """
@@ -12,20 +12,17 @@ import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ...autograd.graph import Node, RemovableHandle
-from ...autograd.grad_mode import GRAD_ENABLED, no_grad
+from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter
+from ._registry import _Registry
+from .hooks import (_BackwardHook, _global_backward_hooks, _global_backward_pre_hooks, _global_forward_hooks,
+                    _global_forward_hooks_always_called, _global_forward_pre_hooks, _HookHandle, _insert,
+                    register_module_forward_hook, register_module_forward_pre_hook,
+                    register_module_full_backward_hook, register_module_full_backward_pre_hook)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook"]
-
-_global_forward_pre_hooks: dict = {}
-_global_forward_hooks: dict = {}
-_global_forward_hooks_always_called: dict = {}
-_global_backward_hooks: dict = {}
-_global_backward_pre_hooks: dict = {}
-
 
 def _typename(obj) -> str:
     if isinstance(obj, Tensor):
@@ -56,108 +53,9 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-class _Registry(dict):
-    """A parameter/buffer/module registry that mirrors its entries into the owning module's ``__dict__``."""
-
-    __slots__ = ("_owner",)
-
-    def _mirror(self):
-        try:
-            return self._owner.__dict__
-        except AttributeError:  # not yet bound (during unpickling); Module.__setstate__ re-syncs
-            return None
-
-    def __setitem__(self, key, value):
-        dict.__setitem__(self, key, value)
-        d = self._mirror()
-        if d is not None:
-            d[key] = value
-
-    def __delitem__(self, key):
-        dict.__delitem__(self, key)
-        d = self._mirror()
-        if d is not None:
-            d.pop(key, None)
-
-    _MISSING = object()
-
-    def pop(self, key, default=_MISSING):
-        if key in self:
-            value = dict.pop(self, key)
-            d = self._mirror()
-            if d is not None:
-                d.pop(key, None)
-            return value
-        if default is _Registry._MISSING:
-            raise KeyError(key)
-        return default
-
-    def popitem(self):
-        key, value = dict.popitem(self)
-        d = self._mirror()
-        if d is not None:
-            d.pop(key, None)
-        return key, value
-
-    def clear(self):
-        d = self._mirror()
-        if d is not None:
-            for key in self:
-                d.pop(key, None)
-        dict.clear(self)
-
-    def update(self, *args, **kwargs):
-        for key, value in dict(*args, **kwargs).items():
-            self[key] = value
-
-    def setdefault(self, key, default=None):
-        if key not in self:
-            self[key] = default
-        return self[key]
-
-    def __ior__(self, other):
-        self.update(other)
-        return self
-
-    def __reduce__(self):
-        # the owner link is restored by Module.__setstate__
-        return (_Registry, (), None, None, iter(list(self.items())))
-
-    def _bind(self, owner):
-        self._owner = owner
-        d = owner.__dict__
-        for key, value in self.items():
-            d[key] = value
-
-
 def _forward_unimplemented(self, *input):
     """Define the computation performed at every call. Should be overridden by all subclasses."""
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-class _HookHandle(RemovableHandle):
-    """A removable handle that also clears the hook's flags (``with_kwargs``, ``always_call``)."""
-
-    __slots__ = ("_extra",)
-
-    def __init__(self, container, extra=()):
-        super().__init__(container)
-        self._extra = extra
-
-    def remove(self) -> None:
-        self._container.pop(self._key, None)
-        for d in self._extra:
-            d.pop(self._key, None)
-
-
-def _insert(container: dict, handle, hook, prepend: bool):
-    if prepend:
-        items = list(container.items())
-        container.clear()
-        container[handle.id] = hook
-        container.update(items)
-    else:
-        container[handle.id] = hook
 
 
 class Module:
@@ -1018,151 +916,3 @@ def _copy_into(dst: Tensor, src: Tensor) -> None:
         data = xp.asarray(data) if xp.__name__ != "numpy" else data.get()
     dst._data[...] = data
     dst._bump_version()
-
-
-# ---------------------------------------------------------------------------------------------- backward hooks
-class BackwardHookFunctionBackward(Node):
-    """Identity node placed on a module's inputs or outputs to call its full backward (pre-)hooks."""
-
-    __slots__ = ("n_outputs", "hook_state", "is_input")
-
-    def apply(self, *grads):
-        if self.is_input:
-            return self.hook_state._on_input_grads(grads)
-        return self.hook_state._on_output_grads(grads)
-
-
-class _BackwardHook:
-    """Wires a module call's full backward hooks into the graph through two identity nodes."""
-
-    def __init__(self, module, user_hooks, user_pre_hooks):
-        self.module = module
-        self.user_hooks = user_hooks
-        self.user_pre_hooks = user_pre_hooks
-        self.grad_outputs = None
-        self.n_inputs = 0
-        self.input_positions = None   # positions (among tensor args) of the inputs that require grad
-        self.input_node = None
-
-    @staticmethod
-    def _wrap(tensors, state, is_input):
-        """Route the tensors that require grad through a fresh identity node; return the new tensors and positions."""
-        positions = [i for i, t in enumerate(tensors) if t._requires_grad]
-        if not positions or not GRAD_ENABLED[0]:
-            return list(tensors), None
-        node = BackwardHookFunctionBackward()
-        node.hook_state, node.is_input, node.n_outputs = state, is_input, len(positions)
-        srcs = [tensors[i] for i in positions]
-        outs = []
-        for t in srcs:
-            o = Tensor._make(t._data)
-            o._version = t._ensure_version()
-            outs.append(o)
-        node.next_functions = tuple(_edge(t) for t in srcs)
-        for k, o in enumerate(outs):
-            o._requires_grad = True
-            o.grad_fn = node
-            o._output_nr = k
-        res = list(tensors)
-        for k, i in enumerate(positions):
-            res[i] = outs[k]
-        if is_input:
-            state.input_node = node
-        return res, positions
-
-    def setup_input_hook(self, args):
-        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        self.n_inputs = len(idx)
-        if not self.user_hooks:
-            return args
-        new, self.input_positions = self._wrap([args[i] for i in idx], self, True)
-        args = list(args)
-        for k, i in enumerate(idx):
-            args[i] = new[k]
-        return tuple(args)
-
-    def setup_output_hook(self, result):
-        is_tuple = isinstance(result, tuple)
-        items = list(result) if is_tuple else [result]
-        idx = [i for i, a in enumerate(items) if isinstance(a, Tensor)]
-        self.n_outputs = len(idx)
-        self.output_index = idx
-        new, self.output_positions = self._wrap([items[i] for i in idx], self, False)
-        for k, i in enumerate(idx):
-            items[i] = new[k]
-        return tuple(items) if is_tuple else items[0]
-
-    def _on_output_grads(self, grads):
-        full = [None] * self.n_outputs
-        for k, i in enumerate(self.output_positions):
-            full[i] = grads[k]
-        grad_output = tuple(full)
-        for hook in self.user_pre_hooks:
-            res = hook(self.module, grad_output)
-            if res is not None:
-                res = res if isinstance(res, tuple) else (res,)
-                if len(res) != len(grad_output):
-                    raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
-                                       f"{len(res)}, but expected {len(grad_output)}")
-                grad_output = res
-        self.grad_outputs = grad_output
-        if self.user_hooks and self.input_positions is None:
-            grad_input = (None,) * self.n_inputs
-            for hook in self.user_hooks:
-                res = hook(self.module, grad_input, grad_output)
-                if res is not None and not all(r is None for r in res):
-                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
-                                       "return None or None for all gradients.")
-        return tuple(grad_output[i] for i in self.output_positions)
-
-    def _on_input_grads(self, grads):
-        full = [None] * self.n_inputs
-        for k, i in enumerate(self.input_positions):
-            full[i] = grads[k]
-        grad_input = tuple(full)
-        grad_output = self.grad_outputs if self.grad_outputs is not None else (None,) * getattr(self, "n_outputs", 0)
-        for hook in self.user_hooks:
-            res = hook(self.module, grad_input, grad_output)
-            if res is not None:
-                res = res if isinstance(res, tuple) else (res,)
-                if len(res) != len(grad_input):
-                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(res)}, but "
-                                       f"expected {len(grad_input)}")
-                grad_input = res
-        return tuple(grad_input[i] for i in self.input_positions)
-
-
-def _edge(t):
-    from ...autograd.engine import gradient_edge
-    return gradient_edge(t)
-
-
-# ------------------------------------------------------------------------------------------------ global hooks
-def register_module_forward_pre_hook(hook):
-    """Register ``hook(module, args)`` to run before the forward of every module."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_hook(hook, *, always_call: bool = False):
-    """Register ``hook(module, args, output)`` to run after the forward of every module."""
-    handle = _HookHandle(_global_forward_hooks, (_global_forward_hooks_always_called,))
-    _global_forward_hooks[handle.id] = hook
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook):
-    """Register ``hook(module, grad_output)`` for every module."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_module_full_backward_hook(hook):
-    """Register ``hook(module, grad_input, grad_output)`` for every module."""
-    handle = RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle

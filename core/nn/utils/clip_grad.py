@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ...device import array_module
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -27,19 +28,20 @@ def _as_list(tensors):
 
 
 def _norm_of(a, norm_type):
+    xp = array_module(a)
     a = a.reshape(-1)
     if norm_type == 2.0:
         if a.dtype.kind == "c":
-            return math.sqrt(float(np.vdot(a, a).real))
+            return math.sqrt(float(xp.vdot(a, a).real))
         a64 = a if a.dtype == np.float64 else a.astype(np.float64)
-        return math.sqrt(float(np.dot(a64, a64)))
+        return math.sqrt(float(xp.dot(a64, a64)))
     if norm_type == math.inf:
-        return float(np.abs(a).max()) if a.size else 0.0
+        return float(abs(a).max()) if a.size else 0.0
     if norm_type == -math.inf:
-        return float(np.abs(a).min()) if a.size else math.inf
+        return float(abs(a).min()) if a.size else math.inf
     if norm_type == 0:
-        return float(np.count_nonzero(a))
-    return float((np.abs(a.astype(np.float64)) ** norm_type).sum() ** (1.0 / norm_type))
+        return float(xp.count_nonzero(a))
+    return float((abs(a.astype(np.float64)) ** norm_type).sum() ** (1.0 / norm_type))
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -118,5 +120,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     """Clamp every gradient of ``parameters`` to ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)
     for g in _grads(parameters):
-        np.clip(g._data, -clip_value, clip_value, out=g._data)
+        g._xp.clip(g._data, -clip_value, clip_value, out=g._data)
         g._bump_version()

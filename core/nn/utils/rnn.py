@@ -164,7 +164,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     feat = tuple(data.shape[1:])
     out = _segment_sum(data, flat_idx, t_out * b)
     if padding_value != 0:
-        pad = np.full(t_out * b, padding_value, dtype=data._data.dtype)
+        pad = data._xp.full(t_out * b, padding_value, dtype=data._data.dtype)
         pad[flat_idx] = 0
         out = out + wrap(pad.reshape((-1,) + (1,) * len(feat)))
     shape = (b, t_out) + feat if batch_first else (t_out, b) + feat
@@ -208,7 +208,7 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     data = cat([s.reshape((s.shape[0],) + feat) for s in sequences]) if len(sequences) > 1 else sequences[0]
     out = _segment_sum(data, flat_idx, b * t_max)
     if padding_value != 0:
-        pad = np.full(b * t_max, padding_value, dtype=data._data.dtype)
+        pad = data._xp.full(b * t_max, padding_value, dtype=data._data.dtype)
         pad[flat_idx] = 0
         out = out + wrap(pad.reshape((-1,) + (1,) * len(feat)))
     return out.reshape((b, t_max) + feat if batch_first else (t_max, b) + feat)

@@ -1,9 +1,8 @@
 """Spectral normalisation: divide a weight by its largest singular value, estimated by power iteration."""
 from __future__ import annotations
 
-import numpy as np
-
 from ...autograd.grad_mode import no_grad
+from ...device import array_module
 from ...ops._base import wrap
 from ...random import _gen
 from ..parameter import Parameter
@@ -12,7 +11,7 @@ __all__ = ["spectral_norm", "remove_spectral_norm", "SpectralNorm"]
 
 
 def _normalize(a, eps):
-    return a / max(float(np.linalg.norm(a)), eps)
+    return a / max(float(array_module(a).linalg.norm(a)), eps)
 
 
 class SpectralNorm:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ember.core.tensor import Tensor
+from ....core.tensor import Tensor
 
 from ...utilities.checks import check_ignore_index, check_same_shape, check_task
 from ...utilities.compute import array_module, is_probability, safe_divide, sigmoid, softmax

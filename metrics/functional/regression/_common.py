@@ -1,7 +1,7 @@
 """Input handling shared by the regression metrics."""
 from __future__ import annotations
 
-from ember.core.tensor import Tensor
+from ....core.tensor import Tensor
 
 from ...utilities.checks import check_same_shape
 
@@ -9,7 +9,7 @@ from ...utilities.checks import check_same_shape
 def as_float_tensor(x, name: str) -> Tensor:
     """``x`` as a floating tensor (integers and bools are converted to the default float dtype)."""
     if not isinstance(x, Tensor):
-        from ember.core import as_tensor
+        from ....core import as_tensor
         try:
             x = as_tensor(x)
         except Exception:

@@ -22,7 +22,7 @@ def _explained_variance_update(preds, target):
 
 def _explained_variance_compute(num_obs, sum_error, sum_squared_error, sum_target, sum_squared_target,
                                 multioutput="uniform_average"):
-    from ember.core import ones_like, where
+    from ....core import ones_like, where
     diff_avg = sum_error / num_obs
     numerator = sum_squared_error / num_obs - diff_avg * diff_avg
     target_avg = sum_target / num_obs

@@ -18,7 +18,7 @@ def _check_kl_args(log_prob, reduction) -> None:
 
 def _kld_update(p, q, log_prob: bool):
     """One divergence per row, and the number of rows."""
-    from ember.core import xlogy
+    from ....core import xlogy
     p, q = as_float_tensor(p, "p"), as_float_tensor(q, "q")
     check_same_shape(p, q)
     if p.ndim != 2 or q.ndim != 2:

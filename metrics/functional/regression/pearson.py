@@ -58,7 +58,7 @@ def _final_aggregation(means_x, means_y, vars_x, vars_y, corrs_xy, nbs):
 
 def pearson_corrcoef(preds, target):
     """Pearson correlation coefficient between ``preds`` and ``target`` (``(N,)``, or ``(N, M)`` per column)."""
-    from ember.core import zeros
+    from ....core import zeros
     preds, target = prepare(preds, target)
     d = preds.shape[1] if preds.ndim == 2 else 1
     shape = (d,) if preds.ndim == 2 else ()

@@ -25,7 +25,7 @@ def _r2_score_update(preds, target):
 
 def _r2_score_compute(sum_squared_obs, sum_obs, rss, num_obs, adjusted: int = 0, multioutput="uniform_average"):
     """R^2 = 1 - RSS / TSS per output (1 for a perfect fit of a constant target, 0 for an imperfect one)."""
-    from ember.core import ones_like, where
+    from ....core import ones_like, where
     num_obs = int(num_obs.item()) if hasattr(num_obs, "item") else int(num_obs)
     if num_obs < 2:
         raise ValueError("Needs at least two samples to calculate r2 score.")

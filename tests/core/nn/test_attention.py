@@ -8,18 +8,11 @@ import ember as em
 import ember.nn as nn
 import ember.nn.functional as F
 from ember.autograd import gradcheck, gradgradcheck
-
-
-def _np(t):
-    return t.detach().numpy()
+from op_testing import leaf as _rand, npy as _np
 
 
 def _t(a, requires_grad=False):
     return em.tensor(np.asarray(a, dtype=np.float64), requires_grad=requires_grad)
-
-
-def _rand(*shape, seed=0, requires_grad=True):
-    return _t(np.random.default_rng(seed).standard_normal(shape), requires_grad)
 
 
 def reference_sdpa(q, k, v, mask=None, is_causal=False, scale=None):
