@@ -14,6 +14,7 @@ from .ops import *  # noqa: F401,F403  (the functional tensor API)
 from .ops import __all__ as _ops_all
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
+from .threads import get_num_threads, set_num_threads
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -56,5 +57,5 @@ __all__ = list(_ops_all) + [
     "get_rng_state", "set_rng_state", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
-    "is_floating_point", "is_complex", "set_printoptions", "get_printoptions",
+    "is_floating_point", "is_complex", "set_printoptions", "get_printoptions", "set_num_threads", "get_num_threads",
 ]

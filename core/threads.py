@@ -1,0 +1,224 @@
+"""Intra-op threads: one policy behind :func:`set_num_threads` / :func:`get_num_threads`.
+
+* **BLAS runs single-threaded.** OpenBLAS's worker threads spin-wait between calls, so a threaded BLAS takes the
+  other cores away from everything that is not a GEMM (on a busy machine it makes training slower, not faster).
+  ember pins the BLAS pool to one thread the first time a kernel asks for the policy, and splits GEMMs that are big
+  enough to gain across its own pool instead (each part is one single-threaded BLAS call on a block of rows).
+  Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it.
+* **Large kernels are chunked.** Elementwise, activation, normalization, softmax, reduction, im2col/col2im and
+  pooling kernels split their work into one contiguous part per thread; NumPy releases the GIL inside its loops, so
+  the parts run in parallel. Elementwise parts are the same computation on disjoint ranges, so results are
+  bit-identical to a single thread. Small tensors stay on the calling thread.
+* **Idle workers sleep** on a queue: nothing spins between kernels.
+
+The default count is ``OMP_NUM_THREADS`` when set, else the cores this process may run on (PyTorch's rule).
+After ``fork`` the child starts without workers and recreates them on first use.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from typing import Callable, List, Optional, Sequence, Tuple
+
+__all__ = ["set_num_threads", "get_num_threads", "parallel_for", "chunks", "elementwise", "matmul",
+           "ELEMENTWISE_GRAIN"]
+
+# Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
+# pass over 128k elements is ~50-100 us).
+ELEMENTWISE_GRAIN = 1 << 17
+# Multiply-adds below which a GEMM stays on one thread.
+GEMM_GRAIN = 1 << 23
+# Rows of a GEMM part are a multiple of this, so the BLAS micro-kernels see the same blocking as in one call.
+_ROW_ALIGN = 64
+
+
+def _default_threads() -> int:
+    value = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if value:
+        try:
+            return max(1, int(value.split(",")[0]))
+        except ValueError:
+            pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class _Pool:
+    """``workers`` daemon threads, each blocking on its own queue; the caller runs the first task itself."""
+
+    def __init__(self, workers: int):
+        self._queues: List[queue.SimpleQueue] = []
+        self._done: queue.SimpleQueue = queue.SimpleQueue()
+        # held while a batch runs: a nested or concurrent run() then executes serially instead of deadlocking
+        self._busy = threading.Lock()
+        for _ in range(workers):
+            q: queue.SimpleQueue = queue.SimpleQueue()
+            threading.Thread(target=self._loop, args=(q,), daemon=True, name="ember-intra-op").start()
+            self._queues.append(q)
+
+    @property
+    def size(self) -> int:
+        return len(self._queues) + 1
+
+    def _loop(self, q):
+        while True:
+            task = q.get()
+            if task is None:
+                return
+            try:
+                task()
+            except BaseException as exc:  # handed to the caller, which re-raises it
+                self._done.put(exc)
+            else:
+                self._done.put(None)
+
+    def run(self, tasks: Sequence[Callable[[], None]]) -> None:
+        if len(tasks) == 1 or not self._busy.acquire(blocking=False):
+            for task in tasks:
+                task()
+            return
+        try:
+            for q, task in zip(self._queues, tasks[1:]):
+                q.put(task)
+            error = None
+            try:
+                tasks[0]()
+            except BaseException as exc:
+                error = exc
+            for _ in tasks[1:]:  # always collect every part, so no worker is still writing when we return
+                result = self._done.get()
+                if error is None and result is not None:
+                    error = result
+            if error is not None:
+                raise error
+        finally:
+            self._busy.release()
+
+    def close(self):
+        for q in self._queues:
+            q.put(None)
+
+
+_state = {"threads": None, "pool": None, "blas_pinned": False}
+
+
+def _pin_blas():
+    """Pin the BLAS pool to one thread, once (see the module docstring)."""
+    _state["blas_pinned"] = True
+    if os.environ.get("EMBER_BLAS_THREADS", "").strip().lower() == "keep":
+        return
+    from .distributed.threads import set_blas_threads
+    set_blas_threads(1)
+
+
+def get_num_threads() -> int:
+    """The number of threads ember uses for intra-op parallelism (GEMMs and large kernels)."""
+    n = _state["threads"]
+    if n is None:
+        n = _state["threads"] = _default_threads()
+    return n
+
+
+def set_num_threads(num: int) -> None:
+    """Set the number of threads ember uses for intra-op parallelism (as ``torch.set_num_threads``).
+
+    ``1`` runs every kernel on the calling thread. The BLAS library itself stays single-threaded; ember splits big
+    GEMMs across its own threads, whose idle workers sleep instead of spinning.
+    """
+    if isinstance(num, bool) or not isinstance(num, int):
+        raise TypeError(f"set_num_threads(): argument 'num' must be int, not {type(num).__name__}")
+    if num < 1:
+        raise ValueError(f"set_num_threads(): expected a positive number of threads, but got num={num}")
+    _state["threads"] = num
+    pool = _state["pool"]
+    if pool is not None and pool.size != num:
+        pool.close()
+        _state["pool"] = None
+
+
+def _pool() -> Optional[_Pool]:
+    if not _state["blas_pinned"]:
+        _pin_blas()
+    n = get_num_threads()
+    if n <= 1:
+        return None
+    pool = _state["pool"]
+    if pool is None:
+        pool = _state["pool"] = _Pool(n - 1)
+    return pool
+
+
+def _after_fork():
+    _state["pool"] = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def chunks(total: int, grain: int, align: int = 1) -> List[Tuple[int, int]]:
+    """Split ``range(total)`` into at most one contiguous ``(start, stop)`` part per thread, each at least
+    ``grain`` long and starting at a multiple of ``align``; a single part when threads would not gain."""
+    n = get_num_threads()
+    parts = min(n, total // max(1, grain))
+    if parts <= 1:
+        return [(0, total)]
+    step = -(-total // parts)
+    step = -(-step // align) * align
+    return [(lo, min(total, lo + step)) for lo in range(0, total, step)]
+
+
+def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = ELEMENTWISE_GRAIN, align: int = 1):
+    """Call ``fn(start, stop)`` over contiguous parts of ``range(total)``, in parallel when they are large enough.
+
+    ``fn`` must only write disjoint slices of its outputs (it runs on several threads at once).
+    """
+    parts = chunks(total, grain, align)
+    if len(parts) == 1:
+        fn(0, total)
+        return
+    pool = _pool()
+    if pool is None:
+        fn(0, total)
+        return
+    pool.run([lambda lo=lo, hi=hi: fn(lo, hi) for lo, hi in parts])
+
+
+def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):
+    """``fn(out, *inputs)`` on flat parts of same-shape C-contiguous arrays, in parallel when large; returns ``out``.
+
+    ``fn`` must be elementwise (each output element depends only on the inputs at the same index), which makes the
+    result bit-identical to one call on the whole arrays. Other layouts run as one call.
+    """
+    size = out.size
+    if size < 2 * grain or get_num_threads() <= 1 or not out.flags.c_contiguous or any(
+            a.shape != out.shape or not a.flags.c_contiguous for a in inputs):
+        fn(out, *inputs)
+        return out
+    flat = [out.reshape(-1)] + [a.reshape(-1) for a in inputs]
+    parallel_for(size, lambda lo, hi: fn(*[f[lo:hi] for f in flat]), grain=grain)
+    return out
+
+
+def matmul(xp, a, b, out=None):
+    """``a @ b`` for 2-D ``a`` and ``b``, split by rows of ``a`` across the threads when the GEMM is big enough."""
+    m, k = a.shape
+    n = b.shape[1]
+    if m * k * n < GEMM_GRAIN * 2 or get_num_threads() <= 1:
+        if not _state["blas_pinned"]:
+            _pin_blas()
+        return xp.matmul(a, b, out=out)
+    if out is None:
+        out = xp.empty((m, n), dtype=xp.result_type(a, b))
+    if m >= 2 * _ROW_ALIGN or m >= n:
+        def part(lo, hi):
+            xp.matmul(a[lo:hi], b, out=out[lo:hi])
+        parallel_for(m, part, grain=max(_ROW_ALIGN, GEMM_GRAIN // max(1, k * n)), align=_ROW_ALIGN)
+    else:  # few rows, many columns: split the columns
+        def part(lo, hi):
+            xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+        parallel_for(n, part, grain=max(_ROW_ALIGN, GEMM_GRAIN // max(1, k * m)), align=_ROW_ALIGN)
+    return out
