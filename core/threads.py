@@ -2,8 +2,8 @@
 
 * **BLAS runs single-threaded.** OpenBLAS's worker threads spin-wait between calls, so a threaded BLAS takes the
   other cores away from everything that is not a GEMM (on a busy machine it makes training slower, not faster).
-  ember pins the BLAS pool to one thread the first time a kernel asks for the policy, and splits GEMMs that are big
-  enough to gain across its own pool instead (each part is one single-threaded BLAS call on a block of rows).
+  ember pins the BLAS pool to one thread when it is imported, and splits GEMMs that are big enough to gain across
+  its own pool instead (each part is one single-threaded BLAS call on a block of rows).
   Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it.
 * **Large kernels are chunked.** Elementwise, activation, normalization, softmax, reduction, im2col/col2im and
   pooling kernels split their work into one contiguous part per thread; NumPy releases the GIL inside its loops, so
@@ -17,11 +17,10 @@ After ``fork`` the child starts without workers and recreates them on first use.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 from typing import Callable, List, Optional, Sequence, Tuple
 
-__all__ = ["set_num_threads", "get_num_threads", "parallel_for", "chunks", "elementwise", "matmul",
+__all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "chunks", "elementwise", "matmul",
            "ELEMENTWISE_GRAIN"]
 
 # Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
@@ -29,6 +28,8 @@ __all__ = ["set_num_threads", "get_num_threads", "parallel_for", "chunks", "elem
 ELEMENTWISE_GRAIN = 1 << 17
 # Multiply-adds below which a GEMM stays on one thread.
 GEMM_GRAIN = 1 << 23
+# Parts per thread of a parallel region: threads that are running take the parts of one the OS has not scheduled.
+PARTS_PER_THREAD = 4
 # Rows of a GEMM part are a multiple of this, so the BLAS micro-kernels see the same blocking as in one call.
 _ROW_ALIGN = 64
 
@@ -46,12 +47,45 @@ def _default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class _Batch:
+    """One parallel region: its parts are claimed one at a time by whichever thread is free (so a worker the OS
+    has not scheduled yet does not hold the caller up: the caller takes its parts), and ``done`` is set when the
+    last claimed part finishes."""
+
+    __slots__ = ("tasks", "claim", "left", "lock", "done", "error")
+
+    def __init__(self, tasks):
+        import itertools
+        self.tasks = tasks
+        self.claim = itertools.count()  # next() on a count is atomic under the GIL
+        self.left = len(tasks)
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error = None
+
+    def work(self):
+        tasks, n = self.tasks, len(self.tasks)
+        while True:
+            i = next(self.claim)
+            if i >= n:
+                return
+            try:
+                tasks[i]()
+            except BaseException as exc:  # handed to the caller, which re-raises it
+                if self.error is None:
+                    self.error = exc
+            with self.lock:
+                self.left -= 1
+                if self.left == 0:
+                    self.done.set()
+
+
 class _Pool:
-    """``workers`` daemon threads, each blocking on its own queue; the caller runs the first task itself."""
+    """``workers`` daemon threads, each blocking on its own queue; the caller works on every batch too."""
 
     def __init__(self, workers: int):
+        import queue  # lazily: only a multi-threaded run needs it, and ``import ember`` stays fast
         self._queues: List[queue.SimpleQueue] = []
-        self._done: queue.SimpleQueue = queue.SimpleQueue()
         # held while a batch runs: a nested or concurrent run() then executes serially instead of deadlocking
         self._busy = threading.Lock()
         for _ in range(workers):
@@ -63,17 +97,13 @@ class _Pool:
     def size(self) -> int:
         return len(self._queues) + 1
 
-    def _loop(self, q):
+    @staticmethod
+    def _loop(q):
         while True:
-            task = q.get()
-            if task is None:
+            batch = q.get()
+            if batch is None:
                 return
-            try:
-                task()
-            except BaseException as exc:  # handed to the caller, which re-raises it
-                self._done.put(exc)
-            else:
-                self._done.put(None)
+            batch.work()
 
     def run(self, tasks: Sequence[Callable[[], None]]) -> None:
         if len(tasks) == 1 or not self._busy.acquire(blocking=False):
@@ -81,19 +111,13 @@ class _Pool:
                 task()
             return
         try:
-            for q, task in zip(self._queues, tasks[1:]):
-                q.put(task)
-            error = None
-            try:
-                tasks[0]()
-            except BaseException as exc:
-                error = exc
-            for _ in tasks[1:]:  # always collect every part, so no worker is still writing when we return
-                result = self._done.get()
-                if error is None and result is not None:
-                    error = result
-            if error is not None:
-                raise error
+            batch = _Batch(tasks)
+            for q in self._queues[:len(tasks) - 1]:
+                q.put(batch)
+            batch.work()
+            batch.done.wait()  # every claimed part has finished: no worker still writes our outputs
+            if batch.error is not None:
+                raise batch.error
         finally:
             self._busy.release()
 
@@ -110,8 +134,42 @@ def _pin_blas():
     _state["blas_pinned"] = True
     if os.environ.get("EMBER_BLAS_THREADS", "").strip().lower() == "keep":
         return
-    from .distributed.threads import set_blas_threads
+    setter = _wheel_blas_setter()
+    if setter is not None:
+        setter(1)
+        return
+    from .distributed.threads import set_blas_threads  # the general (slower) lookup through /proc/self/maps
     set_blas_threads(1)
+
+
+def _wheel_blas_setter():
+    """``openblas_set_num_threads`` of the OpenBLAS bundled in NumPy's wheel (``numpy.libs``), or None."""
+    import ctypes
+
+    import numpy
+    libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
+    try:
+        names = sorted(n for n in os.listdir(libs) if "openblas" in n)
+    except OSError:
+        return None
+    from .distributed.threads import _SETTERS
+    for name in names:
+        try:
+            lib = ctypes.CDLL(os.path.join(libs, name))  # already loaded by NumPy: dlopen only bumps a count
+        except OSError:
+            continue
+        for symbol in _SETTERS:
+            fn = getattr(lib, symbol, None)
+            if fn is not None:
+                fn.argtypes = (ctypes.c_int,)
+                return fn
+    return None
+
+
+def pin_blas() -> None:
+    """Apply the BLAS part of the policy now (ember does this when it is imported)."""
+    if not _state["blas_pinned"]:
+        _pin_blas()
 
 
 def get_num_threads() -> int:
@@ -160,12 +218,13 @@ if hasattr(os, "register_at_fork"):
 
 
 def chunks(total: int, grain: int, align: int = 1) -> List[Tuple[int, int]]:
-    """Split ``range(total)`` into at most one contiguous ``(start, stop)`` part per thread, each at least
-    ``grain`` long and starting at a multiple of ``align``; a single part when threads would not gain."""
+    """Split ``range(total)`` into contiguous ``(start, stop)`` parts of at least ``grain`` (up to
+    :data:`PARTS_PER_THREAD` per thread, so a busy core's share moves to the free one), each starting at a multiple
+    of ``align``; a single part when threads would not gain."""
     n = get_num_threads()
-    parts = min(n, total // max(1, grain))
-    if parts <= 1:
+    if n <= 1 or total < 2 * grain:
         return [(0, total)]
+    parts = min(n * PARTS_PER_THREAD, total // max(1, grain))
     step = -(-total // parts)
     step = -(-step // align) * align
     return [(lo, min(total, lo + step)) for lo in range(0, total, step)]
