@@ -20,7 +20,7 @@ import os
 import threading
 from typing import Callable, List, Optional, Sequence, Tuple
 
-__all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "chunks", "elementwise", "matmul",
+__all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise", "matmul",
            "ELEMENTWISE_GRAIN"]
 
 # Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
@@ -244,6 +244,26 @@ def parallel_for(total: int, fn: Callable[[int, int], None], grain: int = ELEMEN
         fn(0, total)
         return
     pool.run([lambda lo=lo, hi=hi: fn(lo, hi) for lo, hi in parts])
+
+
+def map_parts(total: int, fn: Callable[[int, int], object], grain: int = ELEMENTWISE_GRAIN) -> list:
+    """``[fn(start, stop) for each part]`` over contiguous parts of ``range(total)``, computed in parallel when
+    large; the results are in part order (for partial reductions and per-part outputs)."""
+    parts = chunks(total, grain)
+    results = [None] * len(parts)
+    if len(parts) == 1:
+        results[0] = fn(0, total)
+        return results
+
+    def run(i):
+        results[i] = fn(*parts[i])
+    pool = _pool()
+    if pool is None:
+        for i in range(len(parts)):
+            run(i)
+    else:
+        pool.run([lambda i=i: run(i) for i in range(len(parts))])
+    return results
 
 
 def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):

@@ -23,13 +23,6 @@ __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_res
 
 
 # --------------------------------------------------------------------------------------------- the fused op
-def _moments(xp, x, axes):
-    mean = x.mean(axis=axes, keepdims=True)
-    centred = x - mean
-    var = xp.mean(centred * centred, axis=axes, keepdims=True)
-    return mean, centred, var
-
-
 def _sum_to_array(a, shape):
     """Sum array ``a`` down to the broadcastable ``shape``."""
     lead = a.ndim - len(shape)
@@ -39,32 +32,67 @@ def _sum_to_array(a, shape):
 
 
 class NativeNormBackward0(Node):
-    """Backward of :func:`normalize_affine`; ``_ctx = (axes, eps, mean, invstd)`` (arrays kept from the forward)."""
+    """Backward of :func:`normalize_affine`; ``_ctx = (axes, eps, xhat, invstd)``: the normalised input and the
+    inverse standard deviation kept from the forward, so nothing is recomputed."""
 
     __slots__ = ()
 
     def apply(self, grad):
         x, w, b = self.saved_tensors
-        axes, eps, mean, invstd = self._ctx
+        axes, eps, xhat, invstd = self._ctx
         nf = self.next_functions
         need_x, need_w, need_b = nf[0] is not None, nf[1] is not None, nf[2] is not None
         if GRAD_ENABLED[0]:
             return _composed_backward(grad, x, w, b, axes, eps, need_x, need_w, need_b)
-        g = grad._data
-        xhat = (x._data - mean) * invstd
-        gx = gw = gb = None
-        if need_b:
-            gb = wrap(_sum_to_array(g, b._data.shape))
-        if need_w:
-            gw = wrap(_sum_to_array(g * xhat, w._data.shape))
-        if need_x:
-            gxhat = g * w._data if w is not None else g
-            proj = (gxhat * xhat).mean(axis=axes, keepdims=True)
-            gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
-            gx -= xhat * proj
-            gx *= invstd
-            gx = wrap(gx)
+        gx, gw, gb = _backward_arrays(grad._data, xhat, invstd, None if w is None else w._data,
+                                      None if b is None else b._data.shape, axes, need_x, need_w, need_b)
+        return (None if gx is None else wrap(gx), None if gw is None else wrap(gw),
+                None if gb is None else wrap(gb))
+
+
+def _backward_arrays(g, xhat, invstd, w, b_shape, axes, need_x, need_w, need_b):
+    """``gx = invstd * w * (g - mean(g) - xhat * mean(g * xhat))`` plus the affine gradients, in few passes.
+
+    When the weight has the statistics' shape (batch norm) its gradient ``sum(g * xhat)`` and the bias gradient
+    ``sum(g)`` are the two reductions the input gradient needs, so each is computed once.
+    """
+    stats_shaped = w is None or w.shape == invstd.shape
+    cnt = g.size // invstd.size
+    gx = gw = gb = None
+    sg = sgx = prod = None
+    if need_x and stats_shaped:
+        sg = g.sum(axis=axes, keepdims=True)
+        prod = g * xhat
+        sgx = prod.sum(axis=axes, keepdims=True)
+    if need_b:
+        gb = sg if sg is not None and b_shape == sg.shape else _sum_to_array(g, b_shape)
+    if need_w:
+        if sgx is not None and w.shape == sgx.shape:
+            gw = sgx
+        else:
+            gw = _sum_to_array(g * xhat if prod is None else prod, w.shape)
+    if not need_x:
         return gx, gw, gb
+    if stats_shaped:
+        scale = invstd if w is None else invstd * w
+        gx = g - sg * (1.0 / cnt)
+        tmp = prod if prod is not None else xhat.copy()
+        xp = _xp_of(g)
+        xp.multiply(xhat, sgx * (1.0 / cnt), out=tmp)
+        gx -= tmp
+        gx *= scale
+        return gx, gw, gb
+    gxhat = g * w
+    proj = (gxhat * xhat).mean(axis=axes, keepdims=True)
+    gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
+    gx -= xhat * proj
+    gx *= invstd
+    return gx, gw, gb
+
+
+def _xp_of(a):
+    from ...device import array_module
+    return array_module(a)
 
 
 def _composed_backward(grad, x, w, b, axes, eps, need_x, need_w, need_b):
@@ -92,20 +120,28 @@ def normalize_affine(x: Tensor, axes, weight, bias, eps):
     """
     xp = x._xp
     data = x._data
-    mean, centred, var = _moments(xp, data, axes)
+    # passes: mean; centre; variance; normalise in place (kept for backward); affine into the output
+    mean = data.mean(axis=axes, keepdims=True)
+    xhat = data - mean
+    sq = xhat * xhat
+    var = sq.mean(axis=axes, keepdims=True)
+    del sq
     invstd = 1.0 / xp.sqrt(var + eps)
-    y = centred
-    y *= invstd
+    xhat *= invstd
     if weight is not None:
-        y *= weight._data
-    if bias is not None:
-        y += bias._data
+        y = xhat * weight._data
+        if bias is not None:
+            y += bias._data
+    elif bias is not None:
+        y = xhat + bias._data
+    else:
+        y = xhat.copy()
     out = wrap(y)
     if GRAD_ENABLED[0] and (x._requires_grad or (weight is not None and weight._requires_grad) or
                             (bias is not None and bias._requires_grad)):
         node = NativeNormBackward0()
         node.save(x, weight, bias)
-        node._ctx = (axes, eps, mean, invstd)
+        node._ctx = (axes, eps, xhat, invstd)
         record(node, out, x, weight, bias)
     return out, mean, var
 
