@@ -283,7 +283,21 @@ def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):
 
 
 def matmul(xp, a, b, out=None):
-    """``a @ b`` for 2-D ``a`` and ``b``, split by rows of ``a`` across the threads when the GEMM is big enough."""
+    """``a @ b`` (NumPy's rules), split across the threads when the GEMM is big enough: 2-D products by blocks of
+    rows (or of columns when there are few rows), stacks of matrices with equal batch dimensions by matrices."""
+    if a.ndim != 2 or b.ndim != 2:
+        if (a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or get_num_threads() <= 1
+                or a.size * b.shape[-1] < 2 * GEMM_GRAIN):
+            return xp.matmul(a, b, out=out)
+        lead, (m, k), n = a.shape[:-2], a.shape[-2:], b.shape[-1]
+        if out is None:
+            out = xp.empty(lead + (m, n), dtype=xp.result_type(a, b))
+        a3, b3, o3 = a.reshape((-1, m, k)), b.reshape((-1,) + b.shape[-2:]), out.reshape(-1, m, n)
+
+        def stack(lo, hi):
+            xp.matmul(a3[lo:hi], b3[lo:hi], out=o3[lo:hi])
+        parallel_for(a3.shape[0], stack, grain=max(1, GEMM_GRAIN // max(1, m * k * n)))
+        return out
     m, k = a.shape
     n = b.shape[1]
     if m * k * n < GEMM_GRAIN * 2 or get_num_threads() <= 1:

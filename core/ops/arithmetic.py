@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 
-from .. import dtypes as dt
+from .. import dtypes as dt, threads
 from ..autograd.graph import Node
 from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_tensor, record, sum_to,
                     tensor_method, wrap)
@@ -514,7 +514,7 @@ def matmul(input, other):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     a, b = _blas_friendly(a), _blas_friendly(b)
     try:
-        out = wrap(a @ b)
+        out = wrap(threads.matmul(input._xp, a, b))  # split across ember's threads when big (core/threads.py)
     except ValueError:
         raise _matmul_error(a, b) from None
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):

@@ -169,3 +169,14 @@ def test_pool_and_batch_norm_equal_across_threads():
     bn = _forward_backward(lambda a: F.batch_norm(a, None, None, training=True), x)
     for a, b in zip(_at_threads(1, bn), _at_threads(2, bn)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_batched_matmul_split_over_matrices_equals_one_thread():
+    a = rng.standard_normal((8, 4, 64, 128)).astype(np.float32)
+    b = rng.standard_normal((8, 4, 128, 96)).astype(np.float32)
+    prod = _forward_backward(lambda x, y: x @ y, a, b)
+    for one, two in zip(_at_threads(1, prod), _at_threads(2, prod)):
+        np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
+    assert np.array_equal(_at_threads(2, lambda: threads.matmul(np, a, b)), np.matmul(a, b))
+    with pytest.raises(ValueError):
+        _at_threads(2, lambda: threads.matmul(np, a, a))
