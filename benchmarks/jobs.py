@@ -281,6 +281,8 @@ def _torch_python(option):
 def measure(job, side, threads, batch, scale, torch_python):
     """Run one worker process; ``(seconds per step, peak RSS in MB)``."""
     env = dict(os.environ)
+    if side == "numpy":  # the floor is NumPy as its users run it: no ember allocator or BLAS policy
+        env.update(EMBER_MALLOC_TUNE="0", EMBER_BLAS_THREADS="keep")
     if threads:
         env.update({name: str(threads) for name in THREAD_VARIABLES})
     python = torch_python if side == "torch" else sys.executable
