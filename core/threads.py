@@ -23,6 +23,13 @@ from typing import Callable, List, Optional, Sequence, Tuple
 __all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise", "matmul",
            "ELEMENTWISE_GRAIN"]
 
+# entry points of the BLAS builds NumPy ships with or links against (the scipy-openblas wheels rename the symbols)
+BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads_64_",
+                "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads",
+                "MKL_Set_Num_Threads", "bli_thread_set_num_threads")
+BLAS_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads_64_",
+                "scipy_openblas_get_num_threads", "openblas_get_num_threads64_", "openblas_get_num_threads",
+                "MKL_Get_Max_Threads", "bli_thread_get_num_threads")
 # Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
 # pass over 128k elements is ~50-100 us).
 ELEMENTWISE_GRAIN = 1 << 17
@@ -152,13 +159,12 @@ def _wheel_blas_setter():
         names = sorted(n for n in os.listdir(libs) if "openblas" in n)
     except OSError:
         return None
-    from .distributed.threads import _SETTERS
     for name in names:
         try:
             lib = ctypes.CDLL(os.path.join(libs, name))  # already loaded by NumPy: dlopen only bumps a count
         except OSError:
             continue
-        for symbol in _SETTERS:
+        for symbol in BLAS_SETTERS:
             fn = getattr(lib, symbol, None)
             if fn is not None:
                 fn.argtypes = (ctypes.c_int,)
