@@ -278,7 +278,7 @@ def _torch_python(option):
         return None
 
 
-def measure(job, side, threads, batch, scale, torch_python):
+def measure(job, side, threads, batch, scale, torch_python, timeout=900):
     """Run one worker process; ``(seconds per step, peak RSS in MB)``."""
     env = dict(os.environ)
     if side == "numpy":  # the floor is NumPy as its users run it: no ember allocator or BLAS policy
@@ -291,7 +291,10 @@ def measure(job, side, threads, batch, scale, torch_python):
         cmd += ["--threads", str(threads)]
     if batch:
         cmd += ["--batch", str(batch)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # a side stuck on an overloaded machine: reported as nan, not waited for
+        return float("nan"), float("nan")
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr[-3000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -307,7 +310,10 @@ def compare(job, sides, threads, batch, scale, repeat, torch_python):
             t, r = measure(job, side, threads, batch, scale, torch_python)
             times[side].append(t)
             rss[side].append(r)
-    return {s: statistics.median(times[s]) for s in sides}, {s: statistics.median(rss[s]) for s in sides}
+    def med(values):
+        values = [v for v in values if v == v]
+        return statistics.median(values) if values else float("nan")
+    return {s: med(times[s]) for s in sides}, {s: med(rss[s]) for s in sides}
 
 
 def _load():
