@@ -13,6 +13,7 @@ from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
 from ...random import _gen
+from ._sums import sum_leading
 
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout", "embedding", "embedding_bag", "one_hot", "normalize", "cosine_similarity",
@@ -46,7 +47,7 @@ class AddmmBackward0(Node):
             if nf[1] is not None:
                 gw = wrap(threads.matmul(xp, g2.T, x._data.reshape(-1, in_f)))
             if has_bias and nf[2] is not None:
-                gb = wrap(g2.sum(axis=0))
+                gb = wrap(sum_leading(xp, g2, 1))
         else:
             g2 = grad.reshape(-1, out_f)
             if nf[0] is not None:

@@ -18,14 +18,33 @@ import numbers
 
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
+from ._sums import sum_leading, sum_trailing
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm"]
 
 
 # --------------------------------------------------------------------------------------------- the fused op
+def _trailing(axes, ndim):
+    """How many trailing axes ``axes`` are (layer norm), or 0 when they are not exactly the last ones."""
+    axes = sorted(a % ndim for a in axes)
+    return len(axes) if axes and axes == list(range(ndim - len(axes), ndim)) else 0
+
+
+def _mean(xp, a, axes):
+    """``a.mean(axes, keepdims=True)``; over trailing axes as a BLAS product (``_sums``)."""
+    trail = _trailing(axes, a.ndim)
+    if trail:
+        out = sum_trailing(xp, a, trail)
+        out *= 1.0 / (a.size // max(1, out.size)) if a.size else 1.0
+        return out
+    return a.mean(axis=axes, keepdims=True)
+
+
 def _sum_to_array(a, shape):
     """Sum array ``a`` down to the broadcastable ``shape``."""
     lead = a.ndim - len(shape)
+    if shape == a.shape[lead:] and lead:  # layer norm's weight and bias: the leading axes only
+        return sum_leading(_xp_of(a), a, lead)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
     out = a.sum(axis=axes, keepdims=True) if axes else a
     return out.reshape(shape)
@@ -82,9 +101,10 @@ def _backward_arrays(g, xhat, invstd, w, b_shape, axes, need_x, need_w, need_b):
         gx -= tmp
         gx *= scale
         return gx, gw, gb
+    xp = _xp_of(g)
     gxhat = g * w
-    proj = (gxhat * xhat).mean(axis=axes, keepdims=True)
-    gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
+    proj = _mean(xp, gxhat * xhat, axes)
+    gx = gxhat - _mean(xp, gxhat, axes)
     gx -= xhat * proj
     gx *= invstd
     return gx, gw, gb
@@ -121,10 +141,10 @@ def normalize_affine(x: Tensor, axes, weight, bias, eps):
     xp = x._xp
     data = x._data
     # passes: mean; centre; variance; normalise in place (kept for backward); affine into the output
-    mean = data.mean(axis=axes, keepdims=True)
+    mean = _mean(xp, data, axes)
     xhat = data - mean
     sq = xhat * xhat
-    var = sq.mean(axis=axes, keepdims=True)
+    var = _mean(xp, sq, axes)
     del sq
     invstd = 1.0 / xp.sqrt(var + eps)
     xhat *= invstd

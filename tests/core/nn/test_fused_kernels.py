@@ -174,3 +174,17 @@ def test_max_pool_backward_routes_to_the_first_maximum(dtype):
     _, (gx2,) = _grads(lambda a: F.max_pool2d(a, 2), [x], g, create_graph=True)
     assert np.array_equal(gx, gx2)
     assert gx[0, 0, 0, 0] == g[0, 0, 0, 0] and gx[0, 0, 0, 1] == 0
+
+
+# ---------------------------------------------------------------------------------------------------- BLAS sums
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_blas_sums_equal_numpy_sums(dtype):
+    from ember.core.nn.functional._sums import sum_leading, sum_trailing
+    a = (rng.standard_normal((6, 5, 7)) * 10).astype(dtype)
+    tol = dict(rtol=1e-5, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(sum_leading(np, a, 2), a.sum(axis=(0, 1)), **tol)
+    np.testing.assert_allclose(sum_trailing(np, a, 2), a.sum(axis=(1, 2), keepdims=True), **tol)
+    assert sum_trailing(np, a, 1).shape == (6, 5, 1) and sum_leading(np, a, 1).shape == (5, 7)
+    t = a.transpose(2, 1, 0)  # not contiguous: NumPy's own sum
+    np.testing.assert_allclose(sum_leading(np, t, 1), t.sum(axis=0), **tol)
+    assert sum_leading(np, a, 0) is a
