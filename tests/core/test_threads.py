@@ -180,3 +180,11 @@ def test_batched_matmul_split_over_matrices_equals_one_thread():
     assert np.array_equal(_at_threads(2, lambda: threads.matmul(np, a, b)), np.matmul(a, b))
     with pytest.raises(ValueError):
         _at_threads(2, lambda: threads.matmul(np, a, a))
+
+
+def test_layer_norm_equal_across_threads():
+    x = rng.standard_normal((4096, 96)).astype(np.float32)
+    w, b = rng.standard_normal(96).astype(np.float32), rng.standard_normal(96).astype(np.float32)
+    ln = _forward_backward(lambda a, c, d: F.layer_norm(a, (96,), c, d), x, w, b)
+    for one, two in zip(_at_threads(1, ln), _at_threads(2, ln)):
+        np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
