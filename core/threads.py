@@ -291,6 +291,8 @@ def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):
 def matmul(xp, a, b, out=None):
     """``a @ b`` (NumPy's rules), split across the threads when the GEMM is big enough: 2-D products by blocks of
     rows (or of columns when there are few rows), stacks of matrices with equal batch dimensions by matrices."""
+    if getattr(xp, "__name__", "") != "numpy":  # a GPU library runs its own parallel GEMM
+        return xp.matmul(a, b, out=out)
     if a.ndim != 2 or b.ndim != 2:
         if (a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or get_num_threads() <= 1
                 or a.size * b.shape[-1] < 2 * GEMM_GRAIN):
