@@ -19,7 +19,7 @@ import numbers
 from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
-from ._sums import sum_leading, sum_trailing
+from ._sums import as_shape, sum_leading, sum_trailing
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm"]
 
@@ -236,14 +236,15 @@ def _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b):
         sg = _stat(lay, xp, _sum_k(xp, g3))
         sgx = _dot(lay, xp, g3, xh3)
         if need_b:
-            gb = sg.reshape(b_shape)
+            gb = as_shape(sg, b_shape)
         if need_w:
-            gw = sgx.reshape(w.shape)
+            gw = as_shape(sgx, w.shape)
         if not need_x:
             return gx, gw, gb
         scale = inv3 if w is None else inv3 * w.reshape(1, -1, 1)
         shift, slope = sg * (-1.0 / cnt), sgx * (-1.0 / cnt)
-        out = xp.empty_like(g3)
+        result = xp.empty(g.shape, dtype=g.dtype)  # a base array: a leaf can take it as .grad without a copy
+        out = result.reshape(lay.shape)
 
         def grad_x(lo, hi):
             gp = out[lo:hi]
@@ -252,17 +253,18 @@ def _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b):
             gp += shift
             gp *= scale
         _over_lead(lay, grad_x)
-        return out.reshape(g.shape), gw, gb
+        return result, gw, gb
     # rows (layer norm): the affine parameters act along k, the statistics along the rows
     k = lay.shape[2]
     if need_b:
-        gb = (xp.ones(lay.shape[0], dtype=g.dtype) @ g3.reshape(-1, k)).reshape(b_shape)
+        gb = as_shape(xp.ones(lay.shape[0], dtype=g.dtype) @ g3.reshape(-1, k), b_shape)
     if need_w:
-        gw = xp.einsum("rck,rck->k", g3, xh3).reshape(w.shape)
+        gw = as_shape(xp.einsum("rck,rck->k", g3, xh3), w.shape)
     if not need_x:
         return gx, gw, gb
     g2, xh2 = g3.reshape(-1, k), xh3.reshape(-1, k)
-    out = xp.empty_like(g2)
+    result = xp.empty(g.shape, dtype=g.dtype)
+    out = result.reshape(-1, k)
     inv2 = invstd.reshape(-1, 1)
     ones = xp.ones(k, dtype=g.dtype)
 
@@ -279,7 +281,7 @@ def _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b):
         gp -= tmp
         gp *= inv2[lo:hi]
     threads.parallel_for(out.shape[0], grad_x, grain=max(1, threads.ELEMENTWISE_GRAIN // k))
-    return out.reshape(g.shape), gw, gb
+    return result, gw, gb
 
 
 def _composed_backward(grad, x, w, b, axes, eps, need_x, need_w, need_b):

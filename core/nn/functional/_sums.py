@@ -7,7 +7,7 @@ non-contiguous arrays take NumPy's sum.
 """
 from __future__ import annotations
 
-__all__ = ["sum_leading", "sum_trailing"]
+__all__ = ["sum_leading", "sum_trailing", "as_shape"]
 
 
 def _blas_ok(a):
@@ -22,7 +22,7 @@ def sum_leading(xp, a, lead: int):
         return a.sum(axis=tuple(range(lead)))
     rest = a.shape[lead:]
     rows = a.size // max(1, _count(rest))
-    return (xp.ones(rows, dtype=a.dtype) @ a.reshape(rows, -1)).reshape(rest)
+    return as_shape(xp.ones(rows, dtype=a.dtype) @ a.reshape(rows, -1), rest)
 
 
 def sum_trailing(xp, a, trail: int):
@@ -33,7 +33,14 @@ def sum_trailing(xp, a, trail: int):
     if not _blas_ok(a):
         return a.sum(axis=tuple(range(a.ndim - trail, a.ndim)), keepdims=True)
     cols = _count(a.shape[a.ndim - trail:])
-    return (a.reshape(-1, cols) @ xp.ones(cols, dtype=a.dtype)).reshape(keep + (1,) * trail)
+    return as_shape(a.reshape(-1, cols) @ xp.ones(cols, dtype=a.dtype), keep + (1,) * trail)
+
+
+def as_shape(a, shape):
+    """``a`` itself when it already has ``shape`` (so a fresh result stays a base array, which the backward engine
+    can hand to a leaf's ``.grad`` without a copy), else ``a.reshape(shape)``."""
+    shape = tuple(shape)
+    return a if a.shape == shape else a.reshape(shape)
 
 
 def _count(shape):
