@@ -23,8 +23,9 @@ PyTorch is never a dependency of ember. To compare against it, make a separate v
 
 (PyPI's default Linux wheel needs the CUDA libraries; a ``+cpu`` wheel does not.) Then pass its interpreter::
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --torch-python /work/wt/speed/torchvenv/bin/python
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --threads 1 --torch-python ...
+    TORCH=/work/wt/speed/torchvenv/bin/python
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --torch-python $TORCH
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --threads 1 --torch-python $TORCH
 
 Without ``--torch-python`` (or ``$EMBER_BENCH_TORCH_PYTHON``) the torch side runs if the current interpreter can
 import torch, and is skipped otherwise. ``--threads N`` pins every side (``OMP_NUM_THREADS`` and friends plus

@@ -1,9 +1,9 @@
 """The NumPy floors of ``benchmarks/jobs.py``: the mlp and cnn jobs' arithmetic written by hand in NumPy.
 
-Each floor does exactly what the ember model does (same layers, same loss, same Adam update), with the
-straightforward NumPy a practitioner would write: GEMMs through ``@``, im2col through a strided view, col2im as one
-``+=`` per kernel tap, 2x2 max-pool through a reshape. ``tests/core/test_bench_floors.py`` checks their gradients
-against ember's, so the floor cannot drift from the job it stands for.
+Each floor does exactly what the ember model does (same layers, same loss, same Adam update), with the NumPy a
+practitioner would write: GEMMs through ``@``, im2col as one strided copy per kernel tap (Chainer's way), col2im as
+one ``+=`` per kernel tap, 2x2 max-pool as the maximum of four strided taps. ``tests/core/test_bench_floors.py``
+checks their gradients against ember's, so the floor cannot drift from the job it stands for.
 
 Parameters are kept in PyTorch's layouts (``Linear.weight`` is ``(out, in)``, ``Conv2d.weight`` is
 ``(F, C, kh, kw)``), so they can be copied from an ember model.
@@ -80,18 +80,22 @@ class MlpFloor:
 
 
 def _conv_forward(x, w, b, pad):
-    """im2col through a strided view, one GEMM; returns the output and the columns kept for backward."""
+    """im2col by kernel taps (one strided copy per tap, Chainer's way), then one GEMM; returns the output and the
+    columns kept for backward."""
     if pad:
         x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     n, c, h, wd = x.shape
     f, _, k, _ = w.shape
     oh, ow = h - k + 1, wd - k + 1
-    s = x.strides
-    win = np.lib.stride_tricks.as_strided(x, (n, oh, ow, c, k, k), (s[0], s[2], s[3], s[1], s[2], s[3]))
-    cols = win.reshape(n * oh * ow, c * k * k)
-    y = cols @ w.reshape(f, -1).T
-    y += b
-    return np.ascontiguousarray(y.reshape(n, oh, ow, f).transpose(0, 3, 1, 2)), cols
+    cols = np.empty((c, k, k, n, oh, ow), dtype=x.dtype)
+    xt = x.transpose(1, 0, 2, 3)
+    for i in range(k):
+        for j in range(k):
+            cols[:, i, j] = xt[:, :, i:i + oh, j:j + ow]
+    cols = cols.reshape(c * k * k, n * oh * ow)
+    y = w.reshape(f, -1) @ cols
+    y += b[:, None]
+    return np.ascontiguousarray(y.reshape(f, n, oh, ow).transpose(1, 0, 2, 3)), cols
 
 
 def _conv_backward(gy, cols, w, x_shape, pad, need_input=True):
@@ -99,30 +103,36 @@ def _conv_backward(gy, cols, w, x_shape, pad, need_input=True):
     n, c, h, wd = x_shape
     f, _, k, _ = w.shape
     oh, ow = gy.shape[2:]
-    g2 = gy.transpose(0, 2, 3, 1).reshape(-1, f)
-    gw = (g2.T @ cols).reshape(w.shape)
-    gb = g2.sum(0)
+    g2 = np.ascontiguousarray(gy.transpose(1, 0, 2, 3)).reshape(f, -1)
+    gw = (g2 @ cols.T).reshape(w.shape)
+    gb = g2.sum(1)
     if not need_input:
         return gw, gb, None
-    dcols = (g2 @ w.reshape(f, -1)).reshape(n, oh, ow, c, k, k)
-    dx = np.zeros((n, c, h + 2 * pad, wd + 2 * pad), dtype=gy.dtype)
+    dcols = (w.reshape(f, -1).T @ g2).reshape(c, k, k, n, oh, ow)
+    dx = np.zeros((c, n, h + 2 * pad, wd + 2 * pad), dtype=gy.dtype)
     for i in range(k):
         for j in range(k):
-            dx[:, :, i:i + oh, j:j + ow] += dcols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+            dx[:, :, i:i + oh, j:j + ow] += dcols[:, i, j]
+    dx = dx.transpose(1, 0, 2, 3)
     if pad:
         dx = dx[:, :, pad:-pad, pad:-pad]
-    return gw, gb, dx
+    return gw, gb, np.ascontiguousarray(dx)
 
 
 def _pool_forward(x):
-    n, c, h, w = x.shape
-    return x.reshape(n, c, h // 2, 2, w // 2, 2).max(axis=(3, 5))
+    """2x2 max-pool, stride 2: the maximum of the four strided taps."""
+    return np.maximum(np.maximum(x[:, :, 0::2, 0::2], x[:, :, 0::2, 1::2]),
+                      np.maximum(x[:, :, 1::2, 0::2], x[:, :, 1::2, 1::2]))
 
 
 def _pool_backward(gy, x, y):
-    n, c, h, w = x.shape
-    mask = x.reshape(n, c, h // 2, 2, w // 2, 2) == y[:, :, :, None, :, None]
-    return (mask * gy[:, :, :, None, :, None]).reshape(n, c, h, w)
+    """Each tap equal to its window's maximum gets the gradient (ties only occur at ReLU's zeros, whose gradient
+    the ReLU backward then drops)."""
+    gx = np.empty_like(x)
+    for i in (0, 1):
+        for j in (0, 1):
+            np.multiply(gy, x[:, :, i::2, j::2] == y, out=gx[:, :, i::2, j::2])
+    return gx
 
 
 class LeNetFloor:

@@ -20,8 +20,8 @@ import os
 import threading
 from typing import Callable, List, Optional, Sequence, Tuple
 
-__all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise", "matmul",
-           "ELEMENTWISE_GRAIN"]
+__all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise",
+           "matmul", "ELEMENTWISE_GRAIN"]
 
 # entry points of the BLAS builds NumPy ships with or links against (the scipy-openblas wheels rename the symbols)
 BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads_64_",
