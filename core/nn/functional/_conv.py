@@ -182,9 +182,14 @@ def _copy_images(dst, src):
     threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, dst[:1].size)))
 
 
+# Multiply-adds per part below which a convolution stays on one thread: a part also copies its columns, so it is
+# worth a hand-off at a quarter of a plain GEMM's threshold (LeNet's 5x5 layers split at batch 64).
+_CONV_GRAIN = threads.GEMM_GRAIN // 4
+
+
 def _over_images(n, macs_per_image, fn):
     """``fn(a, b)`` over parts of the batch ``range(n)``, in parallel when each part is a big enough GEMM."""
-    threads.parallel_for(n, fn, grain=max(1, threads.GEMM_GRAIN // max(1, macs_per_image)))
+    threads.parallel_for(n, fn, grain=max(1, _CONV_GRAIN // max(1, macs_per_image)))
 
 
 def _padded_nchw(x, g: ConvGeometry):
