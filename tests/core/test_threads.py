@@ -65,7 +65,7 @@ def test_chunks_cover_the_range_in_aligned_parts(restore_threads):
     assert parts[0][0] == 0 and parts[-1][1] == 1000
     assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
     assert all(lo % 64 == 0 for lo, _ in parts)
-    assert len(parts) == 8  # 4 parts per thread
+    assert len(parts) == 2 * threads.PARTS_PER_THREAD
     assert threads.chunks(150, 100) == [(0, 150)]  # too small to gain
     em.set_num_threads(1)
     assert threads.chunks(10 ** 6, 100) == [(0, 10 ** 6)]
