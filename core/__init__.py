@@ -6,6 +6,7 @@ import importlib as _importlib
 import math as _math
 
 from . import autograd, random, return_types
+from .allocator import tune_allocator as _tune_allocator
 from ._formatting import get_printoptions, set_printoptions
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
@@ -17,6 +18,11 @@ from .ops import *  # noqa: F401,F403  (the functional tensor API)
 from .ops import __all__ as _ops_all
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
+from . import threads as _threads
+from .threads import get_num_threads, set_num_threads
+
+_tune_allocator()  # keep freed blocks for reuse (EMBER_MALLOC_TUNE=0 turns it off; see core/allocator.py)
+_threads.pin_blas()  # one BLAS thread, no spinning workers (EMBER_BLAS_THREADS=keep turns it off; core/threads.py)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
@@ -66,5 +72,5 @@ __all__ = list(_ops_all) + [
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
     "is_floating_point", "is_complex", "set_printoptions", "get_printoptions", "set_default_tensor_type",
-    "nan", "inf", "pi", "e", "newaxis",
+    "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads",
 ]

@@ -16,20 +16,13 @@ import os
 import re
 from typing import Dict, Mapping, Optional
 
+from ..threads import BLAS_GETTERS as _GETTERS, BLAS_SETTERS as _SETTERS  # one list of BLAS entry points
+
 __all__ = ["THREAD_VARIABLES", "user_set_threads", "threads_per_rank", "thread_env", "set_blas_threads",
            "get_blas_threads"]
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
-
-# entry points of the BLAS builds NumPy ships with or links against (the scipy-openblas wheels rename the symbols)
-_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads_64_",
-            "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads",
-            "MKL_Set_Num_Threads", "bli_thread_set_num_threads")
-_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads_64_",
-            "scipy_openblas_get_num_threads", "openblas_get_num_threads64_", "openblas_get_num_threads",
-            "MKL_Get_Max_Threads", "bli_thread_get_num_threads")
-
 
 def user_set_threads(env: Optional[Mapping[str, str]] = None) -> bool:
     """True if the user fixed a thread count through one of :data:`THREAD_VARIABLES`."""

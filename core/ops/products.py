@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes as dt
+from .. import dtypes as dt, threads
 from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, binary_arrays, check_tensor, normalize_dim, record, sum_to, tensor_method, \
@@ -127,7 +127,7 @@ def matmul(input, other):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     a, b = _blas_friendly(a), _blas_friendly(b)
     try:
-        out = wrap(a @ b)
+        out = wrap(threads.matmul(input._xp, a, b))  # split across ember's threads when big (core/threads.py)
     except ValueError:
         raise _matmul_error(a, b) from None
     if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):

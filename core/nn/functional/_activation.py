@@ -12,9 +12,12 @@ import warnings
 
 import numpy as np
 
+from ... import threads
 from ...autograd.graph import Node
+from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
+from ...ops.special import _ERF32_P, _ERF32_Q
 from ...random import _gen
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
@@ -313,12 +316,16 @@ _GELU_C = 0.044715
 
 
 class GeluBackward0(Node):
+    """Backward of :func:`gelu`; the exact form saved ``Phi(x)`` at forward, so its slope costs one exp."""
+
     __slots__ = ()
 
     def apply(self, grad):
-        (x,) = self.saved_tensors
-        approximate = self._ctx
+        x, phi = self.saved_tensors
+        approximate = self.approximate
         if not GRAD_ENABLED[0]:
+            if phi is not None:
+                return (wrap(_gelu_backward_exact(grad._data, x._data, phi._data)),)
             return (wrap(grad._data * _gelu_slope(x._data, approximate)),)
         # composed rule (for create_graph)
         if approximate == "tanh":
@@ -346,6 +353,89 @@ def _gelu_slope(x, approximate):
     return cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
+# Exact GELU kernels. Elements are processed in blocks that stay in cache, each pass writing into a reused
+# buffer, and the blocks are spread over ember's threads (the result does not depend on the split: every element
+# is computed by the same sequence of operations). float32 takes the erf rational approximation of
+# ops/special.py (a few ulps); other dtypes take ember's erf.
+_GELU_BLOCK = 32768
+
+
+def _gelu_forward_exact(x):
+    """``(x * Phi(x), Phi(x))`` for an exact-erf GELU."""
+    xp = _xp_of(x)
+    if x.dtype != np.float32:
+        phi = _erf_array(x / _SQRT_2)
+        phi += 1
+        phi *= 0.5
+        phi = phi.astype(x.dtype, copy=False)
+        return x * phi, phi
+    x = xp.ascontiguousarray(x)
+    out, phi = xp.empty_like(x), xp.empty_like(x)
+    threads.elementwise(_gelu32_part, out, phi, x, grain=threads.ELEMENTWISE_GRAIN // 2)
+    return out, phi
+
+
+def _gelu32_part(out, phi, x):
+    out, phi, x = out.reshape(-1), phi.reshape(-1), x.reshape(-1)
+    xp = _xp_of(x)
+    n = x.size
+    f32 = np.float32
+    u, z, den = (xp.empty(min(n, _GELU_BLOCK), dtype=np.float32) for _ in range(3))
+    for lo in range(0, n, _GELU_BLOCK):
+        hi = min(n, lo + _GELU_BLOCK)
+        m = hi - lo
+        ub, zb, db, pb = u[:m], z[:m], den[:m], phi[lo:hi]
+        xp.multiply(x[lo:hi], f32(1 / _SQRT_2), out=ub)
+        xp.clip(ub, f32(-4.0), f32(4.0), out=ub)
+        xp.multiply(ub, ub, out=zb)
+        _horner_into(xp, zb, _ERF32_P, pb)
+        pb *= ub
+        _horner_into(xp, zb, _ERF32_Q, db)
+        pb /= db  # erf(x / sqrt 2)
+        pb *= f32(0.5)
+        pb += f32(0.5)
+        xp.multiply(x[lo:hi], pb, out=out[lo:hi])
+
+
+def _horner_into(xp, z, coeffs, out):
+    """``out = ((c0 z + c1) z + ...) + c_last`` in float32, in place."""
+    xp.multiply(z, np.float32(coeffs[0]), out=out)
+    for c in coeffs[1:-1]:
+        out += np.float32(c)
+        out *= z
+    out += np.float32(coeffs[-1])
+
+
+def _gelu_backward_exact(g, x, phi):
+    """``g * (Phi(x) + x phi(x))`` with the forward's ``Phi(x)``."""
+    xp = _xp_of(x)
+    if not (g.shape == x.shape and g.dtype == x.dtype == phi.dtype):
+        return g * (phi + x * xp.exp(-0.5 * x * x) * _INV_SQRT_2PI)
+    out = xp.empty_like(x)
+    g, x, phi = xp.ascontiguousarray(g), xp.ascontiguousarray(x), xp.ascontiguousarray(phi)
+    threads.elementwise(_gelu_backward_part, out, g, x, phi, grain=threads.ELEMENTWISE_GRAIN // 2)
+    return out
+
+
+def _gelu_backward_part(out, g, x, phi):
+    out, g, x, phi = out.reshape(-1), g.reshape(-1), x.reshape(-1), phi.reshape(-1)
+    xp = _xp_of(x)
+    n = x.size
+    t = xp.empty(min(n, _GELU_BLOCK), dtype=x.dtype)
+    c = x.dtype.type(_INV_SQRT_2PI)
+    half = x.dtype.type(-0.5)
+    for lo in range(0, n, _GELU_BLOCK):
+        hi = min(n, lo + _GELU_BLOCK)
+        tb, xb = t[:hi - lo], x[lo:hi]
+        xp.multiply(xb, xb, out=tb)
+        tb *= half
+        xp.exp(tb, out=tb)
+        tb *= xb
+        tb *= c
+        tb += phi[lo:hi]
+        xp.multiply(g[lo:hi], tb, out=out[lo:hi])
+
+
 def gelu(input, approximate="none"):
     """Gaussian Error Linear Unit: ``x * Phi(x)``; ``approximate='tanh'`` uses
     ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``."""
@@ -353,15 +443,16 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
     x = input._data
+    phi = None
     if approximate == "tanh":
         out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
     else:
-        out = 0.5 * x * (1 + _erf_array(x / _SQRT_2))
+        out, phi = _gelu_forward_exact(x)
     out = wrap(out.astype(x.dtype, copy=False))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = GeluBackward0()
-        node.save(input)
-        node._ctx = approximate
+        node.save(input, None if phi is None else wrap(phi))
+        node.approximate = approximate
         record(node, out, input)
     return out
 

@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 from ...device import array_module as _xp_of  # the one array-module lookup (core/device.py)
@@ -163,11 +166,31 @@ def padded_nhwc(x, g: ConvGeometry):
     n, c, h, w = x.shape
     pt, pb, pl, pr = g.pad
     if not (pt or pb or pl or pr):
-        return xp.ascontiguousarray(x.transpose(0, 2, 3, 1))
+        out = xp.empty((n, h, w, c), dtype=x.dtype)
+        _copy_images(out, x.transpose(0, 2, 3, 1))
+        return out
     hp, wp = g.padded_size
     out = xp.zeros((n, hp, wp, c), dtype=x.dtype)
-    out[:, pt:pt + h, pl:pl + w] = x.transpose(0, 2, 3, 1)
+    _copy_images(out[:, pt:pt + h, pl:pl + w], x.transpose(0, 2, 3, 1))
     return out
+
+
+def _copy_images(dst, src):
+    """``dst[...] = src``, split over the batch across ember's threads when large."""
+    def part(a, b):
+        dst[a:b] = src[a:b]
+    n = dst.shape[0]
+    threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, dst[:1].size)))
+
+
+# Multiply-adds per part below which a convolution stays on one thread: a part also copies its columns, so it is
+# worth a hand-off at a quarter of a plain GEMM's threshold (LeNet's 5x5 layers split at batch 64).
+_CONV_GRAIN = threads.GEMM_GRAIN // 4
+
+
+def _over_images(n, macs_per_image, fn):
+    """``fn(a, b)`` over parts of the batch ``range(n)``, in parallel when each part is a big enough GEMM."""
+    threads.parallel_for(n, fn, grain=max(1, _CONV_GRAIN // max(1, macs_per_image)))
 
 
 def _padded_nchw(x, g: ConvGeometry):
@@ -212,27 +235,31 @@ def _forward_nhwc(xh, w, g: ConvGeometry, bias=None):
     out = xp.empty((n, f, oh, ow), dtype=xh.dtype)
     grouped = out.reshape(n, grp, fg, oh, ow)
     row_bytes = ow * grp * k * xh.itemsize
-    max_rows = _block_rows(n, oh, ow, row_bytes)
-    buf = xp.empty(max_rows * grp * k, dtype=xh.dtype)
-    res = xp.empty(max_rows * f, dtype=xh.dtype)
-    for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
-        nb, hb = n1 - n0, h1 - h0
-        rows = nb * hb * ow
-        cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
-        cols[...] = win[n0:n1, h0:h1]
-        # the block's result gets its bias and moves to NCHW while it is still in cache
-        if grp == 1:
-            blk = res[:rows * f].reshape(rows, f)
-            xp.matmul(cols.reshape(rows, k), wmat[0], out=blk)
-            if bias is not None:
-                blk += bias
-            out[n0:n1, :, h0:h1] = blk.reshape(nb, hb, ow, f).transpose(0, 3, 1, 2)
-        else:
-            blk = res[:rows * f].reshape(grp, rows, fg)
-            xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat, out=blk)
-            if bias is not None:
-                blk += bias.reshape(grp, 1, fg)
-            grouped[n0:n1, :, :, h0:h1] = blk.reshape(grp, nb, hb, ow, fg).transpose(1, 0, 4, 2, 3)
+
+    def part(a, b):  # images a:b, with this thread's own column and result buffers
+        max_rows = _block_rows(b - a, oh, ow, row_bytes)
+        buf = xp.empty(max_rows * grp * k, dtype=xh.dtype)
+        res = xp.empty(max_rows * f, dtype=xh.dtype)
+        for n0, n1, h0, h1 in _blocks(b - a, oh, row_bytes):
+            n0, n1 = n0 + a, n1 + a
+            nb, hb = n1 - n0, h1 - h0
+            rows = nb * hb * ow
+            cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
+            cols[...] = win[n0:n1, h0:h1]
+            # the block's result gets its bias and moves to NCHW while it is still in cache
+            if grp == 1:
+                blk = res[:rows * f].reshape(rows, f)
+                xp.matmul(cols.reshape(rows, k), wmat[0], out=blk)
+                if bias is not None:
+                    blk += bias
+                out[n0:n1, :, h0:h1] = blk.reshape(nb, hb, ow, f).transpose(0, 3, 1, 2)
+            else:
+                blk = res[:rows * f].reshape(grp, rows, fg)
+                xp.matmul(cols.reshape(rows, grp, k).transpose(1, 0, 2), wmat, out=blk)
+                if bias is not None:
+                    blk += bias.reshape(grp, 1, fg)
+                grouped[n0:n1, :, :, h0:h1] = blk.reshape(grp, nb, hb, ow, fg).transpose(1, 0, 4, 2, 3)
+    _over_images(n, oh * ow * k * f, part)
     return out
 
 
@@ -263,14 +290,17 @@ def _forward_nchw(x, w, g: ConvGeometry, bias=None):
     wg = w.reshape(grp, f // grp, k)
     out = xp.empty((n, f, oh, ow), dtype=x.dtype)
     step = _image_step(n, c * kh * kw * oh * ow * x.itemsize)
-    buf = xp.empty(c * kh * kw * step * oh * ow, dtype=x.dtype)
-    for n0 in range(0, n, step):
-        n1 = min(n, n0 + step)
-        cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-        y = (wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)).reshape(f, -1)
-        if bias is not None:
-            y += bias[:, None]
-        out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
+
+    def part(a, b):
+        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=x.dtype)
+        for n0 in range(a, b, step):
+            n1 = min(b, n0 + step)
+            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
+            y = (wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)).reshape(f, -1)
+            if bias is not None:
+                y += bias[:, None]
+            out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
+    _over_images(n, oh * ow * k * f, part)
     return out
 
 
@@ -300,6 +330,18 @@ def _input_grad_as_conv(g: ConvGeometry):
     return ConvGeometry((1, 1), g.dilation, pad, g.groups, g.kernel, g.out_size, g.in_size)
 
 
+def _full_conv_cheaper(g: ConvGeometry, f, c) -> bool:
+    """Whether the input gradient is cheaper as a padded full convolution than as ``gy @ W`` plus col2im.
+
+    Both do about the same multiply-adds. The full convolution copies ``H*W*F*kh*kw`` numbers into its columns
+    and runs a GEMM with only ``C`` output columns; col2im writes ``oh*ow*C*kh*kw`` numbers twice (the GEMM result,
+    then the strided adds). So a layer that widens (``F > 2C``, e.g. LeNet's 6 -> 16) takes col2im, a layer that
+    keeps its width takes the convolution (measured on LeNet and VGG-like layers).
+    """
+    (h, w), (oh, ow) = g.in_size, g.out_size
+    return h * w * f <= 2 * oh * ow * c
+
+
 def _flipped_transposed_weight(w, grp):
     """``(F, C/G, kh, kw)`` -> ``(C, F/G, kh, kw)`` with the kernel rotated by 180 degrees."""
     f, cg, kh, kw = w.shape
@@ -320,6 +362,8 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
                 xp.zeros((f, cg, kh, kw), dtype=gy.dtype) if need_weight else None)
     gx = gw = gh = None
     as_conv = _input_grad_as_conv(g) if need_input else None
+    if as_conv is not None and not _full_conv_cheaper(g, f, cg * g.groups):
+        as_conv = None
     if as_conv is not None:
         # stride 1: the input gradient is a forward convolution, which runs at the forward kernel's speed
         wt = _flipped_transposed_weight(w, g.groups)
@@ -347,44 +391,62 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     if gh is None:
         gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
     row_bytes = ow * grp * k * gy.itemsize
-    buf = xp.empty(_block_rows(n, oh, ow, row_bytes) * grp * k, dtype=gy.dtype)
+    win = dxh = wmat_t = None
     if need_weight:
         win = _windows(padded_nhwc(x, g) if xh is None else xh, g)
-        gw = xp.zeros((grp, k, fg), dtype=gy.dtype)
     if need_input:
         hp, wp = g.padded_size
         dxh = xp.zeros((n, hp, wp, grp, cg), dtype=gy.dtype)
         wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
-        dbuf = xp.empty_like(buf)
-    for n0, n1, h0, h1 in _blocks(n, oh, row_bytes):
-        nb, hb = n1 - n0, h1 - h0
-        rows = nb * hb * ow
-        gblk = gh[n0:n1, h0:h1].reshape(rows, grp, fg)
+    partial_gw = []  # one weight-gradient sum per thread, added at the end
+
+    def part(a, b):  # images a:b; col2im writes only these images, so parts never overlap
+        buf = xp.empty(_block_rows(b - a, oh, ow, row_bytes) * grp * k, dtype=gy.dtype)
+        dbuf = xp.empty_like(buf) if need_input else None
+        gw = xp.zeros((grp, k, fg), dtype=gy.dtype) if need_weight else None
+        for n0, n1, h0, h1 in _blocks(b - a, oh, row_bytes):
+            n0, n1 = n0 + a, n1 + a
+            nb, hb = n1 - n0, h1 - h0
+            rows = nb * hb * ow
+            gblk = gh[n0:n1, h0:h1].reshape(rows, grp, fg)
+            if need_weight:
+                cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
+                cols[...] = win[n0:n1, h0:h1]
+                if grp == 1:
+                    gw[0] += cols.reshape(rows, k).T @ gblk.reshape(rows, f)
+                else:
+                    gw += xp.matmul(cols.reshape(rows, grp, k).transpose(1, 2, 0), gblk.transpose(1, 0, 2))
+            if need_input:
+                if grp == 1:
+                    dcols = dbuf[:rows * k].reshape(rows, k)
+                    xp.matmul(gblk.reshape(rows, f), wmat_t[0], out=dcols)
+                    dcols = dcols.reshape(nb, hb, ow, 1, kh, kw, cg).transpose(0, 1, 2, 4, 5, 3, 6)
+                else:
+                    dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
+                    dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
+                # col2im: each kernel tap adds its column slice into a strided slice of the padded image
+                for i, j, rs, cs in _tap_slices(g, h0, h1):
+                    dxh[n0:n1, rs, cs] += dcols[:, :, :, i, j]
         if need_weight:
-            cols = buf[:rows * grp * k].reshape(nb, hb, ow, grp, kh, kw, cg)
-            cols[...] = win[n0:n1, h0:h1]
-            if grp == 1:
-                gw[0] += cols.reshape(rows, k).T @ gblk.reshape(rows, f)
-            else:
-                gw += xp.matmul(cols.reshape(rows, grp, k).transpose(1, 2, 0), gblk.transpose(1, 0, 2))
-        if need_input:
-            if grp == 1:
-                dcols = dbuf[:rows * k].reshape(rows, k)
-                xp.matmul(gblk.reshape(rows, f), wmat_t[0], out=dcols)
-                dcols = dcols.reshape(nb, hb, ow, 1, kh, kw, cg).transpose(0, 1, 2, 4, 5, 3, 6)
-            else:
-                dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
-                dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
-            # col2im: each kernel tap adds its column slice into a strided slice of the padded image
-            for i, j, rs, cs in _tap_slices(g, h0, h1):
-                dxh[n0:n1, rs, cs] += dcols[:, :, :, i, j]
+            partial_gw.append(gw)
+    _over_images(n, oh * ow * k * f, part)
     gx = gwt = None
     if need_input:
         (h, w_), (pt, _, pl, _) = g.in_size, g.pad
-        gx = xp.ascontiguousarray(dxh.reshape(n, hp, wp, c)[:, pt:pt + h, pl:pl + w_].transpose(0, 3, 1, 2))
+        gx = xp.empty((n, c, h, w_), dtype=gy.dtype)
+        _copy_images(gx, dxh.reshape(n, hp, wp, c)[:, pt:pt + h, pl:pl + w_].transpose(0, 3, 1, 2))
     if need_weight:
+        gw = _sum_parts(partial_gw)
         gwt = xp.ascontiguousarray(gw.reshape(grp, kh, kw, cg, fg).transpose(0, 4, 3, 1, 2)).reshape(f, cg, kh, kw)
     return gx, gwt
+
+
+def _sum_parts(parts):
+    """The sum of the per-thread partial weight gradients (in the order they finished)."""
+    total = parts[0]
+    for p in parts[1:]:
+        total += p
+    return total
 
 
 def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
@@ -395,34 +457,41 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     grp = g.groups
     fg, k, c = f // grp, kh * kw * cg, cg * grp
     step = _image_step(n, c * kh * kw * oh * ow * gy.itemsize)
-    buf = xp.empty(c * kh * kw * step * oh * ow, dtype=gy.dtype)
+    xpad = dxpad = wgt = None
     if need_weight:
         xpad = _padded_nchw(x, g)
-        gw = xp.zeros((grp, fg, k), dtype=gy.dtype)
     if need_input:
         hp, wp = g.padded_size
         dxpad = xp.zeros((n, c, hp, wp), dtype=gy.dtype)
         wgt = w.reshape(grp, fg, k).transpose(0, 2, 1)
-    for n0 in range(0, n, step):
-        n1 = min(n, n0 + step)
-        nb = n1 - n0
-        gblk = xp.ascontiguousarray(gy[n0:n1].transpose(1, 0, 2, 3)).reshape(grp, fg, nb * oh * ow)
+    partial_gw = []
+
+    def part(a, b):  # images a:b (col2im writes only these)
+        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=gy.dtype) if need_weight else None
+        gw = xp.zeros((grp, fg, k), dtype=gy.dtype) if need_weight else None
+        for n0 in range(a, b, step):
+            n1 = min(b, n0 + step)
+            nb = n1 - n0
+            gblk = xp.ascontiguousarray(gy[n0:n1].transpose(1, 0, 2, 3)).reshape(grp, fg, nb * oh * ow)
+            if need_weight:
+                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
+                if grp == 1:
+                    gw[0] += gblk[0] @ cols[0].T
+                else:
+                    gw += xp.matmul(gblk, cols.transpose(0, 2, 1))
+            if need_input:
+                dcols = (wgt[0] @ gblk[0] if grp == 1 else xp.matmul(wgt, gblk)).reshape(c, kh, kw, nb, oh, ow)
+                for i, j, rs, cs in _tap_slices(g):
+                    dxpad[n0:n1, :, rs, cs] += dcols[:, i, j].transpose(1, 0, 2, 3)
         if need_weight:
-            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-            if grp == 1:
-                gw[0] += gblk[0] @ cols[0].T
-            else:
-                gw += xp.matmul(gblk, cols.transpose(0, 2, 1))
-        if need_input:
-            dcols = (wgt[0] @ gblk[0] if grp == 1 else xp.matmul(wgt, gblk)).reshape(c, kh, kw, nb, oh, ow)
-            for i, j, rs, cs in _tap_slices(g):
-                dxpad[n0:n1, :, rs, cs] += dcols[:, i, j].transpose(1, 0, 2, 3)
+            partial_gw.append(gw)
+    _over_images(n, oh * ow * k * f, part)
     gx = gwt = None
     if need_input:
         (h, w_), (pt, _, pl, _) = g.in_size, g.pad
         gx = xp.ascontiguousarray(dxpad[:, :, pt:pt + h, pl:pl + w_])
     if need_weight:
-        gwt = gw.reshape(f, cg, kh, kw)
+        gwt = _sum_parts(partial_gw).reshape(f, cg, kh, kw)
     return gx, gwt
 
 

@@ -9,9 +9,11 @@ import warnings
 
 import numpy as np
 
+from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
 from ...random import _gen
+from ._sums import sum_leading
 
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
            "feature_alpha_dropout", "embedding", "embedding_bag", "one_hot", "normalize", "cosine_similarity",
@@ -39,12 +41,13 @@ class AddmmBackward0(Node):
         gx = gw = gb = None
         if not GRAD_ENABLED[0]:
             g2 = grad._data.reshape(-1, out_f)
+            xp = grad._xp
             if nf[0] is not None:
-                gx = wrap((g2 @ w._data).reshape(x._data.shape))
+                gx = wrap(threads.matmul(xp, g2, w._data).reshape(x._data.shape))
             if nf[1] is not None:
-                gw = wrap(g2.T @ x._data.reshape(-1, in_f))
+                gw = wrap(threads.matmul(xp, g2.T, x._data.reshape(-1, in_f)))
             if has_bias and nf[2] is not None:
-                gb = wrap(g2.sum(axis=0))
+                gb = wrap(sum_leading(xp, g2, 1))
         else:
             g2 = grad.reshape(-1, out_f)
             if nf[0] is not None:
@@ -88,10 +91,11 @@ def linear(input, weight, bias=None):
         rows = x.size // x.shape[-1] if x.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
+    # x W^T with W^T a transposed view: BLAS reads it in place, no layout copy of either operand
     if x.ndim == 2:
-        out = x @ w.T
+        out = threads.matmul(input._xp, x, w.T)
     else:
-        out = (x.reshape(-1, in_f) @ w.T).reshape(x.shape[:-1] + (w.shape[0],))
+        out = threads.matmul(input._xp, x.reshape(-1, in_f), w.T).reshape(x.shape[:-1] + (w.shape[0],))
     if bias is not None:
         b = bias._data
         if b.dtype != out.dtype:

@@ -16,55 +16,272 @@ from __future__ import annotations
 import math
 import numbers
 
+from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
+from ._sums import as_shape, sum_leading, sum_trailing
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm"]
 
 
 # --------------------------------------------------------------------------------------------- the fused op
-def _moments(xp, x, axes):
-    mean = x.mean(axis=axes, keepdims=True)
-    centred = x - mean
-    var = xp.mean(centred * centred, axis=axes, keepdims=True)
-    return mean, centred, var
+def _trailing(axes, ndim):
+    """How many trailing axes ``axes`` are (layer norm), or 0 when they are not exactly the last ones."""
+    axes = sorted(a % ndim for a in axes)
+    return len(axes) if axes and axes == list(range(ndim - len(axes), ndim)) else 0
+
+
+def _mean(xp, a, axes):
+    """``a.mean(axes, keepdims=True)``; over trailing axes as a BLAS product (``_sums``)."""
+    trail = _trailing(axes, a.ndim)
+    if trail:
+        out = sum_trailing(xp, a, trail)
+        out *= 1.0 / (a.size // max(1, out.size)) if a.size else 1.0
+        return out
+    return a.mean(axis=axes, keepdims=True)
 
 
 def _sum_to_array(a, shape):
     """Sum array ``a`` down to the broadcastable ``shape``."""
     lead = a.ndim - len(shape)
+    if shape == a.shape[lead:] and lead:  # layer norm's weight and bias: the leading axes only
+        return sum_leading(_xp_of(a), a, lead)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and a.shape[i + lead] != 1)
     out = a.sum(axis=axes, keepdims=True) if axes else a
     return out.reshape(shape)
 
 
 class NativeNormBackward0(Node):
-    """Backward of :func:`normalize_affine`; ``_ctx = (axes, eps, mean, invstd)`` (arrays kept from the forward)."""
+    """Backward of :func:`normalize_affine`; ``_ctx = (axes, eps, xhat, invstd)``: the normalised input and the
+    inverse standard deviation kept from the forward, so nothing is recomputed."""
 
     __slots__ = ()
 
     def apply(self, grad):
         x, w, b = self.saved_tensors
-        axes, eps, mean, invstd = self._ctx
+        axes, eps, xhat, invstd = self._ctx
         nf = self.next_functions
         need_x, need_w, need_b = nf[0] is not None, nf[1] is not None, nf[2] is not None
         if GRAD_ENABLED[0]:
             return _composed_backward(grad, x, w, b, axes, eps, need_x, need_w, need_b)
-        g = grad._data
-        xhat = (x._data - mean) * invstd
-        gx = gw = gb = None
-        if need_b:
-            gb = wrap(_sum_to_array(g, b._data.shape))
-        if need_w:
-            gw = wrap(_sum_to_array(g * xhat, w._data.shape))
-        if need_x:
-            gxhat = g * w._data if w is not None else g
-            proj = (gxhat * xhat).mean(axis=axes, keepdims=True)
-            gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
-            gx -= xhat * proj
-            gx *= invstd
-            gx = wrap(gx)
+        gx, gw, gb = _backward_arrays(grad._data, xhat, invstd, None if w is None else w._data,
+                                      None if b is None else b._data.shape, axes, need_x, need_w, need_b)
+        return (None if gx is None else wrap(gx), None if gw is None else wrap(gw),
+                None if gb is None else wrap(gb))
+
+
+def _backward_arrays(g, xhat, invstd, w, b_shape, axes, need_x, need_w, need_b):
+    """``gx = invstd * w * (g - mean(g) - xhat * mean(g * xhat))`` plus the affine gradients, in few passes.
+
+    When the weight has the statistics' shape (batch norm) its gradient ``sum(g * xhat)`` and the bias gradient
+    ``sum(g)`` are the two reductions the input gradient needs, so each is computed once.
+    """
+    lay = None
+    if g.shape == xhat.shape and xhat.flags.c_contiguous:
+        g = _xp_of(g).ascontiguousarray(g)  # e.g. the broadcast gradient of a sum()
+        lay = _layout(g, axes, w, b_shape)
+    if lay is not None:
+        return _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b)
+    stats_shaped = w is None or w.shape == invstd.shape
+    cnt = g.size // invstd.size
+    gx = gw = gb = None
+    sg = sgx = prod = None
+    if need_x and stats_shaped:
+        sg = g.sum(axis=axes, keepdims=True)
+        prod = g * xhat
+        sgx = prod.sum(axis=axes, keepdims=True)
+    if need_b:
+        gb = sg if sg is not None and b_shape == sg.shape else _sum_to_array(g, b_shape)
+    if need_w:
+        if sgx is not None and w.shape == sgx.shape:
+            gw = sgx
+        else:
+            gw = _sum_to_array(g * xhat if prod is None else prod, w.shape)
+    if not need_x:
         return gx, gw, gb
+    if stats_shaped:
+        scale = invstd if w is None else invstd * w
+        gx = g - sg * (1.0 / cnt)
+        tmp = prod if prod is not None else xhat.copy()
+        xp = _xp_of(g)
+        xp.multiply(xhat, sgx * (1.0 / cnt), out=tmp)
+        gx -= tmp
+        gx *= scale
+        return gx, gw, gb
+    xp = _xp_of(g)
+    gxhat = g * w
+    proj = _mean(xp, gxhat * xhat, axes)
+    gx = gxhat - _mean(xp, gxhat, axes)
+    gx -= xhat * proj
+    gx *= invstd
+    return gx, gw, gb
+
+
+def _xp_of(a):
+    from ...device import array_module
+    return array_module(a)
+
+
+# Fast paths for the two common layouts of contiguous float inputs, viewed as 3-D ``(lead, mid, k)``:
+# * "channel" (batch norm: statistics over every axis but 1): ``(N, C, spatial)``, statistics per ``mid``;
+# * "rows" (layer norm: statistics over trailing axes): ``(rows, 1, k)``, statistics per ``lead``.
+# Sums are BLAS matrix-vector products, sums of products are einsum (no temporary the size of the input), and the
+# elementwise passes write into preallocated outputs in parts of the leading axis, spread over ember's threads.
+class _Layout:
+    __slots__ = ("kind", "shape", "stats_shape")
+
+    def __init__(self, kind, shape, stats_shape):
+        self.kind, self.shape, self.stats_shape = kind, shape, stats_shape
+
+
+def _layout(a, axes, w, b_shape):
+    """The fast layout of ``a`` for statistics over ``axes`` with affine ``w``/bias of ``b_shape``, or None."""
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4 or not a.flags.c_contiguous or a.size == 0 or a.ndim < 2:
+        return None
+    nd = a.ndim
+    ax = sorted(i % nd for i in axes)
+    stats_shape = tuple(1 if i in ax else n for i, n in enumerate(a.shape))
+    if ax == [0] + list(range(2, nd)):
+        n, c = a.shape[:2]
+        lay = _Layout("channel", (n, c, a.size // (n * c)), stats_shape)
+        affine_shape = stats_shape
+    elif ax == list(range(nd - len(ax), nd)):
+        k = a.size // max(1, math.prod(a.shape[:nd - len(ax)]))
+        lay = _Layout("rows", (a.size // k, 1, k), stats_shape)
+        affine_shape = a.shape[nd - len(ax):]
+    else:
+        return None
+    for shape in (None if w is None else w.shape, b_shape):
+        if shape is not None and tuple(shape) != tuple(affine_shape):
+            return None
+    return lay
+
+
+def _sum_k(xp, a3):
+    """Sums over the last axis of a 3-D array: ``(lead, mid)``."""
+    return a3 @ xp.ones(a3.shape[2], dtype=a3.dtype)
+
+
+def _stat(lay, xp, per_lead_mid):
+    """Collapse ``(lead, mid)`` sums to the statistics of the layout, as ``(lead or 1, mid, 1)``."""
+    if lay.kind == "channel":
+        return per_lead_mid.sum(axis=0).reshape(1, -1, 1)
+    return per_lead_mid.reshape(-1, 1, 1)
+
+
+def _dot(lay, xp, a3, b3):
+    """Per-statistic sums of ``a3 * b3``, as ``(lead or 1, mid, 1)``, without a temporary."""
+    if lay.kind == "channel":
+        return xp.einsum("nck,nck->c", a3, b3).reshape(1, -1, 1)
+    return xp.einsum("rck,rck->r", a3, b3).reshape(-1, 1, 1)
+
+
+def _part(stat, lo, hi):
+    return stat if stat.shape[0] == 1 else stat[lo:hi]
+
+
+def _affine_view(lay, p):
+    """A weight or bias array as it broadcasts against the 3-D view."""
+    if p is None:
+        return None
+    return p.reshape(1, -1, 1) if lay.kind == "channel" else p.reshape(1, 1, -1)
+
+
+def _over_lead(lay, fn):
+    per = max(1, lay.shape[1] * lay.shape[2])
+    threads.parallel_for(lay.shape[0], fn, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
+
+
+def _fast_forward(lay, data, w, b, eps):
+    xp = _xp_of(data)
+    x3 = data.reshape(lay.shape)
+    cnt = data.size // (lay.shape[1] if lay.kind == "channel" else lay.shape[0])
+    mean = _stat(lay, xp, _sum_k(xp, x3))
+    mean *= 1.0 / cnt
+    xhat = xp.empty_like(x3)
+
+    def centre(lo, hi):
+        xp.subtract(x3[lo:hi], _part(mean, lo, hi), out=xhat[lo:hi])
+    _over_lead(lay, centre)
+    var = _dot(lay, xp, xhat, xhat)
+    var *= 1.0 / cnt
+    invstd = 1.0 / xp.sqrt(var + eps)
+    w3, b3 = _affine_view(lay, w), _affine_view(lay, b)
+    y = xp.empty_like(x3)
+
+    def affine(lo, hi):
+        xh, yp = xhat[lo:hi], y[lo:hi]
+        xh *= _part(invstd, lo, hi)
+        if w3 is not None:
+            xp.multiply(xh, w3, out=yp)
+            if b3 is not None:
+                yp += b3
+        elif b3 is not None:
+            xp.add(xh, b3, out=yp)
+        else:
+            yp[...] = xh
+    _over_lead(lay, affine)
+    shape = data.shape
+    st = lay.stats_shape
+    return y.reshape(shape), xhat.reshape(shape), mean.reshape(st), var.reshape(st), invstd.reshape(st)
+
+
+def _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b):
+    xp = _xp_of(g)
+    g3, xh3 = g.reshape(lay.shape), xhat.reshape(lay.shape)
+    inv3 = invstd.reshape(1, -1, 1) if lay.kind == "channel" else invstd.reshape(-1, 1, 1)
+    cnt = g.size // (lay.shape[1] if lay.kind == "channel" else lay.shape[0])
+    gx = gw = gb = None
+    if lay.kind == "channel":  # the affine sums are the statistics the input gradient needs
+        sg = _stat(lay, xp, _sum_k(xp, g3))
+        sgx = _dot(lay, xp, g3, xh3)
+        if need_b:
+            gb = as_shape(sg, b_shape)
+        if need_w:
+            gw = as_shape(sgx, w.shape)
+        if not need_x:
+            return gx, gw, gb
+        scale = inv3 if w is None else inv3 * w.reshape(1, -1, 1)
+        shift, slope = sg * (-1.0 / cnt), sgx * (-1.0 / cnt)
+        result = xp.empty(g.shape, dtype=g.dtype)  # a base array: a leaf can take it as .grad without a copy
+        out = result.reshape(lay.shape)
+
+        def grad_x(lo, hi):
+            gp = out[lo:hi]
+            xp.multiply(xh3[lo:hi], slope, out=gp)
+            gp += g3[lo:hi]
+            gp += shift
+            gp *= scale
+        _over_lead(lay, grad_x)
+        return result, gw, gb
+    # rows (layer norm): the affine parameters act along k, the statistics along the rows
+    k = lay.shape[2]
+    if need_b:
+        gb = as_shape(xp.ones(lay.shape[0], dtype=g.dtype) @ g3.reshape(-1, k), b_shape)
+    if need_w:
+        gw = as_shape(xp.einsum("rck,rck->k", g3, xh3), w.shape)
+    if not need_x:
+        return gx, gw, gb
+    g2, xh2 = g3.reshape(-1, k), xh3.reshape(-1, k)
+    result = xp.empty(g.shape, dtype=g.dtype)
+    out = result.reshape(-1, k)
+    inv2 = invstd.reshape(-1, 1)
+    ones = xp.ones(k, dtype=g.dtype)
+
+    def grad_x(lo, hi):
+        gp, xh = out[lo:hi], xh2[lo:hi]
+        if w is None:
+            gp[...] = g2[lo:hi]
+        else:
+            xp.multiply(g2[lo:hi], w.reshape(k), out=gp)  # gxhat
+        m1 = (gp @ ones)[:, None]  # k * mean(gxhat) per row
+        m2 = xp.einsum("rk,rk->r", gp, xh)[:, None]  # k * mean(gxhat * xhat) per row
+        gp -= m1 * (1.0 / k)
+        tmp = xp.multiply(xh, m2 * (1.0 / k))
+        gp -= tmp
+        gp *= inv2[lo:hi]
+    threads.parallel_for(out.shape[0], grad_x, grain=max(1, threads.ELEMENTWISE_GRAIN // k))
+    return result, gw, gb
 
 
 def _composed_backward(grad, x, w, b, axes, eps, need_x, need_w, need_b):
@@ -92,20 +309,37 @@ def normalize_affine(x: Tensor, axes, weight, bias, eps):
     """
     xp = x._xp
     data = x._data
-    mean, centred, var = _moments(xp, data, axes)
+    lay = _layout(data, axes, None if weight is None else weight._data, None if bias is None else bias._data.shape)
+    if lay is not None:
+        y, xhat, mean, var, invstd = _fast_forward(lay, data, None if weight is None else weight._data,
+                                                   None if bias is None else bias._data, eps)
+        return _finish_forward(x, weight, bias, axes, eps, y, xhat, mean, var, invstd)
+    # passes: mean; centre; variance; normalise in place (kept for backward); affine into the output
+    mean = _mean(xp, data, axes)
+    xhat = data - mean
+    sq = xhat * xhat
+    var = _mean(xp, sq, axes)
+    del sq
     invstd = 1.0 / xp.sqrt(var + eps)
-    y = centred
-    y *= invstd
+    xhat *= invstd
     if weight is not None:
-        y *= weight._data
-    if bias is not None:
-        y += bias._data
+        y = xhat * weight._data
+        if bias is not None:
+            y += bias._data
+    elif bias is not None:
+        y = xhat + bias._data
+    else:
+        y = xhat.copy()
+    return _finish_forward(x, weight, bias, axes, eps, y, xhat, mean, var, invstd)
+
+
+def _finish_forward(x, weight, bias, axes, eps, y, xhat, mean, var, invstd):
     out = wrap(y)
     if GRAD_ENABLED[0] and (x._requires_grad or (weight is not None and weight._requires_grad) or
                             (bias is not None and bias._requires_grad)):
         node = NativeNormBackward0()
         node.save(x, weight, bias)
-        node._ctx = (axes, eps, mean, invstd)
+        node._ctx = (axes, eps, xhat, invstd)
         record(node, out, x, weight, bias)
     return out, mean, var
 

@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 from ._conv import _ntuple, _xp_of
@@ -138,7 +139,23 @@ def _finish(out, input, nd):
 
 
 # ---------------------------------------------------------------------------------------------------- max pool
+def _by_images(fn, x, *more):
+    """``fn(x, *more)`` for a batch ``(N, ...)``, split over the images across ember's threads when large (the
+    parts are independent: pooling windows never cross images)."""
+    n = x.shape[0]
+    per_image = max(1, x[:1].size)
+    if n < 2 or x.size < 2 * threads.ELEMENTWISE_GRAIN:
+        return fn(x, *more)
+    parts = threads.map_parts(n, lambda a, b: fn(x[a:b], *(m[a:b] for m in more)),
+                              grain=max(1, threads.ELEMENTWISE_GRAIN // per_image))
+    return parts[0] if len(parts) == 1 else _xp_of(x).concatenate(parts)
+
+
 def _max_forward(x, g):
+    return _by_images(lambda a: _max_forward_part(a, g), x)
+
+
+def _max_forward_part(x, g):
     xp = _xp_of(x)
     xf = _framed(xp, x, g, _lowest(x.dtype))
     out = None
@@ -178,6 +195,10 @@ def _plane_indices(which, g):
 
 def _max_backward_array(gy, x, out, g):
     """Route each gradient to the first maximal tap of its window (``+=`` handles overlapping windows)."""
+    return _by_images(lambda a, b, c: _max_backward_part(a, b, c, g), gy, x, out)
+
+
+def _max_backward_part(gy, x, out, g):
     xp = _xp_of(gy)
     xf = _framed(xp, x, g, _lowest(x.dtype))
     gxf = xp.zeros(xf.shape, dtype=gy.dtype)

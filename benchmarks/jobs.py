@@ -1,0 +1,374 @@
+"""Real training jobs: ember (hand-written loop and Trainer) against raw PyTorch CPU and hand-written NumPy.
+
+Five jobs, each timed per training step after a warm-up:
+
+========  =====================================================================================================
+mlp       784-256-128-10 ReLU MLP, B=128, Adam, one epoch of 60k samples (469 steps)
+cnn       LeNet-5 on 1x28x28, B=64, Adam, 300 steps (plus time per sample at B=16/64/256)
+cnn-wide  VGG-ish on 3x32x32 with BatchNorm (32-32-pool-64-64-pool-128-pool-fc), B=64, SGD momentum, 100 steps
+gpt       char transformer, 4 pre-LN blocks, d=128, 4 heads, seq 64, B=32, GELU MLP, AdamW, 200 steps
+lstm      2-layer LSTM, hidden 128, embedding 64, seq 50, B=64, Adam, 200 steps
+========  =====================================================================================================
+
+Sides: ``ember`` (hand-written loop), ``trainer`` (the same LightningModule through ``em.Trainer``, logging and
+checkpointing off), ``numpy`` (the floor of :mod:`jobs_numpy`, mlp and cnn only) and ``torch`` (the same model in
+raw PyTorch). Every measurement is a fresh process, and the sides alternate within each repetition, so a change in
+machine load hits all sides alike; the table shows medians and the ratios of medians, plus each side's peak RSS.
+
+PyTorch is never a dependency of ember. To compare against it, make a separate venv outside the repository::
+
+    python -m venv /work/wt/speed/torchvenv
+    /work/wt/speed/torchvenv/bin/pip install --no-deps torch   # a CPU wheel, e.g. torch-2.13.0+cpu
+    /work/wt/speed/torchvenv/bin/pip install numpy filelock typing-extensions sympy networkx jinja2 fsspec
+
+(PyPI's default Linux wheel needs the CUDA libraries; a ``+cpu`` wheel does not.) Then pass its interpreter::
+
+    TORCH=/work/wt/speed/torchvenv/bin/python
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --torch-python $TORCH
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --threads 1 --torch-python $TORCH
+
+Without ``--torch-python`` (or ``$EMBER_BENCH_TORCH_PYTHON``) the torch side runs if the current interpreter can
+import torch, and is skipped otherwise. ``--threads N`` pins every side (``OMP_NUM_THREADS`` and friends plus
+``set_num_threads``); the default leaves every library at its own default. ``--scale`` multiplies the step counts
+(``--scale 0.3`` for a quick look), ``--jobs`` picks jobs, ``--repeat`` sets the repetitions.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+JOBS = {  # name: (batch, steps, optimizer)
+    "mlp": (128, 469),
+    "cnn": (64, 300),
+    "cnn-wide": (64, 100),
+    "gpt": (32, 200),
+    "lstm": (64, 200),
+}
+WARMUP = 5
+FLOORS = ("mlp", "cnn")
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+# ------------------------------------------------------------------------------------------------ models and data
+def build_model(job, lib):
+    """The job's model, built with ``lib`` (``ember`` or ``torch``: the same API)."""
+    nn, F = lib.nn, lib.nn.functional
+    if job == "mlp":
+        return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+    if job == "cnn":
+        return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
+    if job == "cnn-wide":
+        def block(c_in, c_out):
+            return [nn.Conv2d(c_in, c_out, 3, padding=1, bias=False), nn.BatchNorm2d(c_out), nn.ReLU()]
+        return nn.Sequential(*block(3, 32), *block(32, 32), nn.MaxPool2d(2), *block(32, 64), *block(64, 64),
+                             nn.MaxPool2d(2), *block(64, 128), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(2048, 10))
+    if job == "gpt":
+        class Block(nn.Module):
+            def __init__(self, d, heads):
+                super().__init__()
+                self.heads = heads
+                self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+                self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+                self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+            def forward(self, x):
+                b, t, d = x.shape
+                q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+                q, k, v = (z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+                a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+                return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+        class Gpt(nn.Module):
+            def __init__(self, vocab=128, d=128, heads=4, layers=4, seq=64):
+                super().__init__()
+                self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+                self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
+                self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+
+            def forward(self, idx):
+                pos = lib.arange(idx.shape[1])
+                logits = self.head(self.ln(self.blocks(self.tok(idx) + self.pos(pos))))
+                return logits.reshape(-1, logits.shape[-1])
+        return Gpt()
+    if job == "lstm":
+        class CharLstm(nn.Module):
+            def __init__(self, vocab=128, emb=64, hidden=128):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, emb)
+                self.lstm = nn.LSTM(emb, hidden, num_layers=2, batch_first=True)
+                self.head = nn.Linear(hidden, vocab)
+
+            def forward(self, idx):
+                out, _ = self.lstm(self.emb(idx))
+                logits = self.head(out)
+                return logits.reshape(-1, logits.shape[-1])
+        return CharLstm()
+    raise ValueError(f"unknown job {job!r}; choose from {sorted(JOBS)}")
+
+
+def build_optimizer(job, lib, params):
+    """The job's optimizer."""
+    if job == "cnn-wide":
+        return lib.optim.SGD(params, lr=0.01, momentum=0.9)
+    if job == "gpt":
+        return lib.optim.AdamW(params, lr=3e-4)
+    return lib.optim.Adam(params, lr=1e-3)
+
+
+def make_data(job, batch, steps, seed=0):
+    """``steps`` batches of synthetic inputs and integer targets, as NumPy arrays (the same for every side)."""
+    rng = np.random.default_rng(seed)
+    n = batch * min(steps, 64)  # cycle over at most 64 distinct batches: data is not what is measured
+    if job == "mlp":
+        x, y = rng.standard_normal((n, 784), dtype=np.float32), rng.integers(0, 10, n)
+    elif job == "cnn":
+        x, y = rng.standard_normal((n, 1, 28, 28), dtype=np.float32), rng.integers(0, 10, n)
+    elif job == "cnn-wide":
+        x, y = rng.standard_normal((n, 3, 32, 32), dtype=np.float32), rng.integers(0, 10, n)
+    elif job == "gpt":
+        seq = rng.integers(0, 128, (n, 65))
+        x, y = seq[:, :-1], seq[:, 1:]
+    else:
+        seq = rng.integers(0, 128, (n, 51))
+        x, y = seq[:, :-1], seq[:, 1:]
+    return np.ascontiguousarray(x), np.ascontiguousarray(y)
+
+
+def batches(x, y, batch, steps):
+    """The ``(x, y)`` slices of every step, cycling over the data."""
+    n = x.shape[0] // batch
+    return [(x[(s % n) * batch:(s % n + 1) * batch], y[(s % n) * batch:(s % n + 1) * batch]) for s in range(steps)]
+
+
+# ------------------------------------------------------------------------------------------------------- sides
+def _timed(step, data):
+    """Run ``step`` over ``data``; seconds per step after :data:`WARMUP` steps."""
+    for xb, yb in data[:WARMUP]:
+        step(xb, yb)
+    t0 = time.perf_counter()
+    for xb, yb in data[WARMUP:]:
+        step(xb, yb)
+    return (time.perf_counter() - t0) / max(1, len(data) - WARMUP)
+
+
+def run_loop(job, lib, data):
+    """The hand-written training loop in ``lib`` (ember or torch)."""
+    lib.manual_seed(0)
+    model = build_model(job, lib)
+    opt = build_optimizer(job, lib, model.parameters())
+    F = lib.nn.functional
+    tensors = [(lib.from_numpy(x), lib.from_numpy(y).reshape(-1)) for x, y in data]
+
+    def step(xb, yb):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+    return _timed(step, tensors)
+
+
+class _Loader:
+    """A ready-made list of batches, served like a DataLoader."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
+
+def run_trainer(job, data):
+    """The same job as a LightningModule through ``em.Trainer`` (no logger, checkpoint, progress bar)."""
+    import ember as em
+    F = em.nn.functional
+
+    class Job(em.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.model = build_model(job, em)
+
+        def training_step(self, batch, batch_idx):
+            xb, yb = batch
+            return F.cross_entropy(self.model(xb), yb.reshape(-1))
+
+        def configure_optimizers(self):
+            return build_optimizer(job, em, self.parameters())
+
+    class Clock(em.Callback):
+        start = None
+
+        def on_train_batch_start(self, trainer, module, batch, batch_idx):
+            if batch_idx == WARMUP:
+                Clock.start = time.perf_counter()
+
+    em.manual_seed(0)
+    tensors = [(em.from_numpy(x), em.from_numpy(y)) for x, y in data]
+    trainer = em.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False, callbacks=[Clock()], num_sanity_val_steps=0)
+    trainer.fit(Job(), train_dataloaders=_Loader(tensors))
+    return (time.perf_counter() - Clock.start) / max(1, len(data) - WARMUP)
+
+
+def run_floor(job, data):
+    """The hand-written NumPy floor (mlp and cnn)."""
+    sys.path.insert(0, HERE)
+    from jobs_numpy import Adam, LeNetFloor, MlpFloor
+    import ember as em
+    em.manual_seed(0)
+    params = [p.detach().numpy() for p in build_model(job, em).parameters()]
+    floor = (MlpFloor if job == "mlp" else LeNetFloor)(params)
+    opt = Adam(floor.params)
+
+    def step(xb, yb):
+        _, grads = floor.grads(xb, yb)
+        opt.step(grads)
+    return _timed(step, data)
+
+
+def worker(args):
+    """One measurement in this process; prints a JSON line."""
+    batch = args.batch or JOBS[args.job][0]
+    steps = max(WARMUP + 5, int(round(JOBS[args.job][1] * args.scale)))
+    x, y = make_data(args.job, batch, steps)
+    data = batches(x, y, batch, steps)
+    if args.side == "torch":
+        import torch
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        seconds = run_loop(args.job, torch, data)
+    else:
+        import ember as em
+        if args.threads:
+            em.set_num_threads(args.threads)
+        if args.side == "ember":
+            seconds = run_loop(args.job, em, data)
+        elif args.side == "trainer":
+            seconds = run_trainer(args.job, data)
+        else:
+            seconds = run_floor(args.job, data)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "rss_mb": rss}))
+
+
+# ------------------------------------------------------------------------------------------------------- driver
+def _torch_python(option):
+    if option:
+        return option
+    if os.environ.get("EMBER_BENCH_TORCH_PYTHON"):
+        return os.environ["EMBER_BENCH_TORCH_PYTHON"]
+    try:
+        import importlib.util
+        return sys.executable if importlib.util.find_spec("torch") is not None else None
+    except (ImportError, ValueError):
+        return None
+
+
+def measure(job, side, threads, batch, scale, torch_python, timeout=900):
+    """Run one worker process; ``(seconds per step, peak RSS in MB)``."""
+    env = dict(os.environ)
+    if side == "numpy":  # the floor is NumPy as its users run it: no ember allocator or BLAS policy
+        env.update(EMBER_MALLOC_TUNE="0", EMBER_BLAS_THREADS="keep")
+    if threads:
+        env.update({name: str(threads) for name in THREAD_VARIABLES})
+    python = torch_python if side == "torch" else sys.executable
+    cmd = [python, os.path.abspath(__file__), "--worker", job, side, "--scale", str(scale)]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    if batch:
+        cmd += ["--batch", str(batch)]
+    try:
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # a side stuck on an overloaded machine: reported as nan, not waited for
+        return float("nan"), float("nan")
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr[-3000:]}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    return result["seconds"], result["rss_mb"]
+
+
+def compare(job, sides, threads, batch, scale, repeat, torch_python):
+    """Alternate the sides ``repeat`` times; medians of time per step and of peak RSS, per side."""
+    times = {s: [] for s in sides}
+    rss = {s: [] for s in sides}
+    for _ in range(repeat):
+        for side in sides:
+            t, r = measure(job, side, threads, batch, scale, torch_python)
+            times[side].append(t)
+            rss[side].append(r)
+    def med(values):
+        values = [v for v in values if v == v]
+        return statistics.median(values) if values else float("nan")
+    return {s: med(times[s]) for s in sides}, {s: med(rss[s]) for s in sides}
+
+
+def _load():
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=0, help="pin every side to N threads (default: defaults)")
+    parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated jobs")
+    parser.add_argument("--repeat", type=int, default=3, help="alternating repetitions per job (median)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every job's step count")
+    parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--torch-python", default=None, help="interpreter of a venv with torch")
+    parser.add_argument("--no-per-sample", action="store_true", help="skip cnn time per sample at B=16/64/256")
+    parser.add_argument("--worker", nargs=2, metavar=("JOB", "SIDE"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        args.job, args.side = args.worker
+        return worker(args)
+    torch_python = _torch_python(args.torch_python)
+    jobs = [j.strip() for j in args.jobs.split(",") if j.strip()]
+    unknown = [j for j in jobs if j not in JOBS]
+    if unknown:
+        parser.error(f"--jobs: unknown job(s) {unknown}; choose from {sorted(JOBS)}")
+    print(f"threads: {args.threads or 'default'}   torch: {torch_python or 'not available'}   "
+          f"repeat: {args.repeat}   scale: {args.scale}")
+    print(f"{'job':9s} {'load':>5s} {'ember ms':>9s} {'trainer':>8s} {'numpy':>8s} {'torch':>8s} "
+          f"{'em/np':>6s} {'em/pt':>6s} {'tr/pt':>6s} {'RSS em/pt MB':>14s}")
+    for job in jobs:
+        sides = ["ember", "trainer"] + (["numpy"] if job in FLOORS else []) + (["torch"] if torch_python else [])
+        load = _load()
+        t, r = compare(job, sides, args.threads, 0, args.scale, args.repeat, torch_python)
+        ms = {s: t[s] * 1e3 for s in sides}
+
+        def cell(s, width=8):
+            return f"{ms[s]:{width}.2f}" if s in ms else " " * (width - 1) + "-"
+
+        def ratio(a, b):
+            return f"{ms[a] / ms[b]:6.2f}" if a in ms and b in ms else "     -"
+        mem = f"{r['ember']:.0f}/{r['torch']:.0f}" if "torch" in r else f"{r['ember']:.0f}"
+        print(f"{job:9s} {load:5.2f} {cell('ember', 9)} {cell('trainer')} {cell('numpy')} {cell('torch')} "
+              f"{ratio('ember', 'numpy')} {ratio('ember', 'torch')} {ratio('trainer', 'torch')} {mem:>14s}",
+              flush=True)
+    if "cnn" in jobs and not args.no_per_sample:
+        print("\ncnn time per sample (us) by batch size")
+        print(f"{'B':>5s} {'load':>5s} {'ember':>8s} {'numpy':>8s} {'torch':>8s}")
+        for b in (16, 64, 256):
+            sides = ["ember", "numpy"] + (["torch"] if torch_python else [])
+            load = _load()
+            t, _ = compare("cnn", sides, args.threads, b, args.scale * (64 / b), args.repeat, torch_python)
+            cells = " ".join(f"{t[s] / b * 1e6:8.1f}" for s in sides)
+            print(f"{b:5d} {load:5.2f} {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""The threading policy: set/get_num_threads, OMP_NUM_THREADS, BLAS pinned, the pool, and threaded results equal to
+single-threaded ones (bit-identical for elementwise kernels, float32 tolerance where partial sums are added)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.core import threads
+from ember.core.nn import functional as F
+
+rng = np.random.default_rng(0)
+BIG = 3 * threads.ELEMENTWISE_GRAIN + 17  # large enough to be split, not a multiple of the part size
+
+
+@pytest.fixture
+def restore_threads():
+    before = em.get_num_threads()
+    yield
+    em.set_num_threads(before)
+
+
+def _run(code, **env):
+    full = dict(os.environ)
+    full.pop("OMP_NUM_THREADS", None)
+    full.update(env)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_set_and_get_num_threads(restore_threads):
+    em.set_num_threads(3)
+    assert em.get_num_threads() == 3
+    em.set_num_threads(1)
+    assert em.get_num_threads() == 1
+
+
+@pytest.mark.parametrize("bad,exc,text", [(0, ValueError, "num=0"), (-2, ValueError, "num=-2"),
+                                          (2.0, TypeError, "must be int, not float"),
+                                          (True, TypeError, "must be int, not bool")])
+def test_set_num_threads_rejects_bad_values(bad, exc, text):
+    with pytest.raises(exc, match=text):
+        em.set_num_threads(bad)
+
+
+def test_default_honours_omp_num_threads_and_blas_is_pinned():
+    code = ("import ember as em; from ember.core.distributed.threads import get_blas_threads; "
+            "print(em.get_num_threads(), get_blas_threads())")
+    assert _run(code, OMP_NUM_THREADS="3") == "3 1"
+    cores = len(os.sched_getaffinity(0))
+    assert _run(code) == f"{cores} 1"
+
+
+def test_blas_left_alone_when_asked():
+    code = "import ember; from ember.core.distributed.threads import get_blas_threads; print(get_blas_threads())"
+    assert _run(code, EMBER_BLAS_THREADS="keep", OPENBLAS_NUM_THREADS="2") == "2"
+
+
+def test_chunks_cover_the_range_in_aligned_parts(restore_threads):
+    em.set_num_threads(2)
+    parts = threads.chunks(1000, 100, align=64)
+    assert parts[0][0] == 0 and parts[-1][1] == 1000
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+    assert all(lo % 64 == 0 for lo, _ in parts)
+    assert len(parts) == 2 * threads.PARTS_PER_THREAD
+    assert threads.chunks(150, 100) == [(0, 150)]  # too small to gain
+    em.set_num_threads(1)
+    assert threads.chunks(10 ** 6, 100) == [(0, 10 ** 6)]
+
+
+def test_parallel_for_runs_every_part(restore_threads):
+    em.set_num_threads(2)
+    seen = []
+
+    def fn(lo, hi):
+        seen.append((lo, hi))
+    threads.parallel_for(800, fn, grain=100)
+    assert sorted(seen) == [(0, 400), (400, 800)]  # one part per thread
+
+
+def test_parallel_for_reraises_and_nested_calls_run_serially(restore_threads):
+    em.set_num_threads(2)
+
+    def boom(lo, hi):
+        if lo > 0:
+            raise KeyError("part failed")
+    with pytest.raises(KeyError, match="part failed"):
+        threads.parallel_for(800, boom, grain=100)
+    out = np.zeros(800)
+
+    def outer(lo, hi):
+        threads.parallel_for(hi - lo, lambda a, b: out.__setitem__(slice(lo + a, lo + b), 1.0), grain=10)
+    threads.parallel_for(800, outer, grain=100)
+    assert out.sum() == 800
+
+
+def test_pool_is_rebuilt_after_fork(restore_threads):
+    em.set_num_threads(2)
+    threads.parallel_for(800, lambda a, b: None, grain=100)
+    code = ("import os, numpy as np, ember as em\n"
+            "from ember.core import threads\n"
+            "em.set_num_threads(2)\n"
+            "threads.parallel_for(800, lambda a, b: None, grain=100)\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    out = np.zeros(800)\n"
+            "    threads.parallel_for(800, lambda a, b: out.__setitem__(slice(a, b), 1), grain=100)\n"
+            "    os._exit(0 if out.sum() == 800 else 1)\n"
+            "print(os.waitpid(pid, 0)[1])\n")
+    assert _run(code) == "0"
+
+
+def _at_threads(n, fn):
+    before = em.get_num_threads()
+    em.set_num_threads(n)
+    try:
+        return fn()
+    finally:
+        em.set_num_threads(before)
+
+
+def _forward_backward(fn, *arrays):
+    def run():
+        ts = [em.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(*ts)
+        g = np.random.default_rng(1).standard_normal(out.shape).astype(out.detach().numpy().dtype)
+        out.backward(em.tensor(g))
+        return [out.detach().numpy()] + [t.grad.numpy() for t in ts]
+    return run
+
+
+@pytest.mark.parametrize("name,fn", [("relu", F.relu), ("gelu", F.gelu)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_elementwise_kernels_bit_identical_across_threads(name, fn, dtype):
+    x = rng.standard_normal(BIG).astype(dtype)
+    one = _at_threads(1, _forward_backward(fn, x))
+    two = _at_threads(2, _forward_backward(fn, x))
+    for a, b in zip(one, two):
+        assert a.dtype == dtype and np.array_equal(a, b)
+
+
+def test_linear_and_conv_equal_across_threads():
+    x = rng.standard_normal((512, 256)).astype(np.float32)
+    w = rng.standard_normal((384, 256)).astype(np.float32)
+    one = _at_threads(1, _forward_backward(F.linear, x, w))
+    two = _at_threads(2, _forward_backward(F.linear, x, w))
+    for a, b in zip(one, two):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)
+    xc = rng.standard_normal((16, 16, 16, 16)).astype(np.float32)
+    wc = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    conv = _forward_backward(lambda a, b: F.conv2d(a, b, padding=1), xc, wc)
+    for a, b in zip(_at_threads(1, conv), _at_threads(2, conv)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-3)
+    xn = rng.standard_normal((32, 6, 14, 14)).astype(np.float32)
+    wn = rng.standard_normal((16, 6, 5, 5)).astype(np.float32)
+    narrow = _forward_backward(lambda a, b: F.conv2d(a, b), xn, wn)
+    for a, b in zip(_at_threads(1, narrow), _at_threads(2, narrow)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-3)
+
+
+def test_pool_and_batch_norm_equal_across_threads():
+    x = rng.standard_normal((64, 16, 32, 32)).astype(np.float32)
+    pool = _forward_backward(lambda a: F.max_pool2d(a, 2), x)
+    for a, b in zip(_at_threads(1, pool), _at_threads(2, pool)):
+        assert np.array_equal(a, b)
+    bn = _forward_backward(lambda a: F.batch_norm(a, None, None, training=True), x)
+    for a, b in zip(_at_threads(1, bn), _at_threads(2, bn)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+def test_batched_matmul_split_over_matrices_equals_one_thread():
+    a = rng.standard_normal((8, 4, 64, 128)).astype(np.float32)
+    b = rng.standard_normal((8, 4, 128, 96)).astype(np.float32)
+    prod = _forward_backward(lambda x, y: x @ y, a, b)
+    for one, two in zip(_at_threads(1, prod), _at_threads(2, prod)):
+        np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
+    assert np.array_equal(_at_threads(2, lambda: threads.matmul(np, a, b)), np.matmul(a, b))
+    with pytest.raises(ValueError):
+        _at_threads(2, lambda: threads.matmul(np, a, a))
+
+
+def test_layer_norm_equal_across_threads():
+    x = rng.standard_normal((4096, 96)).astype(np.float32)
+    w, b = rng.standard_normal(96).astype(np.float32), rng.standard_normal(96).astype(np.float32)
+    ln = _forward_backward(lambda a, c, d: F.layer_norm(a, (96,), c, d), x, w, b)
+    for one, two in zip(_at_threads(1, ln), _at_threads(2, ln)):
+        np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
