@@ -219,14 +219,14 @@ def test_pytorch_profiler_with_a_schedule_exports_each_active_cycle(tmp_path):
     assert rows["[pl][profile][Strategy]SingleDeviceStrategy.training_step"][-1] == "2"  # the 2 active steps
 
 
-def test_a_failed_fit_stops_the_ember_profiler():
+def test_a_failed_fit_stops_the_ember_profiler(tmp_path):
     class Failing(Classifier):
         def training_step(self, batch, batch_idx):
             raise ValueError("boom")
 
     add = em.Tensor.__add__
     with pytest.raises(ValueError, match="boom"):
-        _fit("pytorch", model=Failing())
+        _fit("pytorch", model=Failing(), root=tmp_path)  # its trace goes to the run directory, not the cwd
     assert em.Tensor.__add__ is add  # the op wrappers are gone
     with em.profiler.profile() as prof:  # and a new profiler may start
         em.ones(1) + 1

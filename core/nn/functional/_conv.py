@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
 from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
