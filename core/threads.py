@@ -20,16 +20,11 @@ import os
 import threading
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from .blas import set_blas_threads, wheel_blas_setter
+
 __all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise",
            "matmul", "ELEMENTWISE_GRAIN"]
 
-# entry points of the BLAS builds NumPy ships with or links against (the scipy-openblas wheels rename the symbols)
-BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads_64_",
-                "scipy_openblas_set_num_threads", "openblas_set_num_threads64_", "openblas_set_num_threads",
-                "MKL_Set_Num_Threads", "bli_thread_set_num_threads")
-BLAS_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads_64_",
-                "scipy_openblas_get_num_threads", "openblas_get_num_threads64_", "openblas_get_num_threads",
-                "MKL_Get_Max_Threads", "bli_thread_get_num_threads")
 # Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
 # pass over 128k elements is ~50-100 us).
 ELEMENTWISE_GRAIN = 1 << 17
@@ -143,35 +138,11 @@ def _pin_blas():
     _state["blas_pinned"] = True
     if os.environ.get("EMBER_BLAS_THREADS", "").strip().lower() == "keep":
         return
-    setter = _wheel_blas_setter()
+    setter = wheel_blas_setter()
     if setter is not None:
         setter(1)
         return
-    from .distributed.threads import set_blas_threads  # the general (slower) lookup through /proc/self/maps
     set_blas_threads(1)
-
-
-def _wheel_blas_setter():
-    """``openblas_set_num_threads`` of the OpenBLAS bundled in NumPy's wheel (``numpy.libs``), or None."""
-    import ctypes
-
-    import numpy
-    libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
-    try:
-        names = sorted(n for n in os.listdir(libs) if "openblas" in n)
-    except OSError:
-        return None
-    for name in names:
-        try:
-            lib = ctypes.CDLL(os.path.join(libs, name))  # already loaded by NumPy: dlopen only bumps a count
-        except OSError:
-            continue
-        for symbol in BLAS_SETTERS:
-            fn = getattr(lib, symbol, None)
-            if fn is not None:
-                fn.argtypes = (ctypes.c_int,)
-                return fn
-    return None
 
 
 def pin_blas() -> None:

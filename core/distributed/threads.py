@@ -11,12 +11,10 @@ installed, or else straight through the BLAS library's ``*_set_num_threads`` ent
 """
 from __future__ import annotations
 
-import ctypes
 import os
-import re
 from typing import Dict, Mapping, Optional
 
-from ..threads import BLAS_GETTERS as _GETTERS, BLAS_SETTERS as _SETTERS  # one list of BLAS entry points
+from ..blas import get_blas_threads, set_blas_threads  # noqa: F401  (re-exported: this module's API)
 
 __all__ = ["THREAD_VARIABLES", "user_set_threads", "threads_per_rank", "thread_env", "set_blas_threads",
            "get_blas_threads"]
@@ -42,63 +40,6 @@ def thread_env(local_world_size: int, env: Optional[Mapping[str, str]] = None) -
         return {}
     n = str(threads_per_rank(local_world_size))
     return {name: n for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-
-
-def _blas_libraries():
-    """The BLAS shared libraries loaded in this process (Linux: read from ``/proc/self/maps``)."""
-    paths = []
-    try:
-        with open("/proc/self/maps") as fh:
-            for path in set(re.findall(r"(/\S*(?:openblas|mkl_rt|libmkl|blis)\S*\.so[.\d]*)", fh.read())):
-                paths.append(path)
-    except OSError:
-        pass
-    libs = []
-    for path in sorted(paths):
-        try:
-            libs.append(ctypes.CDLL(path))
-        except OSError:
-            pass
-    return libs
-
-
-def _find(names):
-    for lib in _blas_libraries():
-        for name in names:
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                return fn
-    return None
-
-
-def set_blas_threads(n: int) -> bool:
-    """Limit the BLAS thread pool of this process to ``n`` threads. Returns ``False`` if no BLAS could be reached."""
-    n = max(1, int(n))
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        threadpool_limits = None
-    if threadpool_limits is not None:
-        threadpool_limits(limits=n, user_api="blas")
-        return True
-    setter = _find(_SETTERS)
-    if setter is None:
-        return False
-    setter(ctypes.c_int(n))
-    return True
-
-
-def get_blas_threads() -> Optional[int]:
-    """The BLAS thread count of this process, or ``None`` if it cannot be read."""
-    try:
-        from threadpoolctl import threadpool_info
-    except ImportError:
-        threadpool_info = None
-    if threadpool_info is not None:
-        counts = [info["num_threads"] for info in threadpool_info() if info.get("user_api") == "blas"]
-        return counts[0] if counts else None
-    getter = _find(_GETTERS)
-    return int(getter()) if getter is not None else None
 
 
 def apply_rank_threads(local_world_size: int) -> Optional[int]:
