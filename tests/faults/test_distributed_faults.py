@@ -1,6 +1,7 @@
 """Distributed faults: a hung rank ends the job within its timeout plus 10 s, and the local backend's shared memory
 survives a stress of every collective around the slot-growth threshold followed by group destruction or exit."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -45,5 +46,5 @@ def test_shared_memory_survives_50_repetitions_of_each_collective_then_exit():
                           text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "FileNotFoundError" not in proc.stderr
-    assert sorted(proc.stdout.split("\n")[:2]) == ["rank 0 ok", "rank 1 ok"]
+    assert sorted(re.findall(r"rank \d+ ok", proc.stdout)) == ["rank 0 ok", "rank 1 ok"]  # one shared pipe
     assert _shm() - before == set()  # and no segment outlives the job
