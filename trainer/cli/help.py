@@ -171,13 +171,13 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
     else:
         lines.append("  name it with data.class_path; without it the model's own *_dataloader methods are used")
     if schema.auto_configure_optimizers:
-        from .resolve import _group_names
+        from .resolve import group_names
         lines += ["", "optimizer: used when the model does not define configure_optimizers (--optimizer CLASS, "
                       "--optimizer.init_args.KEY VALUE)"]
         if optimizer_cls is not None:
             _class_group(lines, "optimizer", optimizer_cls, skip=("params",))
         else:
-            names = [n for n in _group_names("optimizers") if n != "Optimizer"]
+            names = [n for n in group_names("optimizers") if n != "Optimizer"]
             lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
                                        subsequent_indent=" " * 4))
         lines += ["", "lr_scheduler: wraps the optimizer (--lr_scheduler CLASS, --lr_scheduler.init_args.KEY "
@@ -185,7 +185,7 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
         if scheduler_cls is not None:
             _class_group(lines, "lr_scheduler", scheduler_cls, skip=("optimizer",))
         else:
-            names = [n for n in _group_names("lr_schedulers") if not n.startswith("_") and n != "LRScheduler"]
+            names = [n for n in group_names("lr_schedulers") if not n.startswith("_") and n != "LRScheduler"]
             lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
                                        subsequent_indent=" " * 4))
     lines += ["", "callbacks and loggers: trainer.callbacks / trainer.logger entries take a class_path (short "
