@@ -92,3 +92,22 @@ def test_short_names_in_a_config(tmp_path, monkeypatch, capsys):
         assert code == 0, capsys.readouterr().err
         printed = yaml.safe_load(capsys.readouterr().out)["lr_scheduler"]["class_path"]
         assert printed == canonical_path(getattr(lr_scheduler, name)) == f"ember.optim.lr_scheduler.{name}"
+
+
+def test_trainer_flags_are_documented_once_in_the_init_docstring(tmp_path, monkeypatch, capsys):
+    """``Trainer.__init__``'s Args block documents every flag, and ``trainer --help`` prints that text."""
+    from ember.trainer import Trainer
+    from ember.trainer.cli.signature import param_docs
+
+    flags = [n for n in inspect.signature(Trainer.__init__).parameters if n != "self"]
+    docs = param_docs(Trainer)
+    assert sorted(docs) == sorted(flags) and all(docs.values())
+    assert docs["max_steps"] == "stop after this many optimizer steps (-1: no limit)"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["fit", "--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    for name in flags:
+        i = next(i for i, line in enumerate(out) if line.startswith(f"  --trainer.{name}  ("))
+        assert " ".join(line.strip() for line in out[i + 1:i + 3] if line.startswith("      ")).startswith(
+            docs[name][:60]), name
