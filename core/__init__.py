@@ -2,10 +2,10 @@
 
 The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``) load on first access.
 """
-import importlib as _importlib
 import math as _math
 
 from . import autograd, random, return_types
+from ._lazy import lazy_attributes as _lazy_attributes
 from ._formatting import get_printoptions, set_printoptions
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
@@ -30,12 +30,7 @@ _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization",
          "backends", "profiler", "onnx")
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        module = _importlib.import_module(f"{__name__}.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'ember.core' has no attribute '{name}'")
+__getattr__, __dir__ = _lazy_attributes(globals(), {name: f".{name}" for name in _LAZY})
 
 
 def is_tensor(obj) -> "bool":
