@@ -551,8 +551,8 @@ class ModelCheckpoint(Checkpoint):
         import yaml
         best = {k: _score(v) for k, v in self.best_k_models.items()}
         filepath = filepath or os.path.join(self.dirpath, "best_k_models.yaml")
-        with open(filepath, "w") as fp:
-            yaml.dump(best, fp)
+        from ..core.serialization import atomic_write
+        atomic_write(filepath, lambda fh: fh.write(yaml.dump(best).encode("utf-8")))
 
     def __repr__(self) -> str:
         return (f"ModelCheckpoint(dirpath={self.dirpath!r}, filename={self.filename!r}, monitor={self.monitor!r}, "
