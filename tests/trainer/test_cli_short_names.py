@@ -24,7 +24,8 @@ PACKAGES = [("optimizers", optim, Optimizer), ("lr_schedulers", lr_scheduler, LR
 
 
 def public_classes(module):
-    names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]  # ember.nn: no __all__
+    # ember.nn has no __all__: its public names are the ones without a leading underscore
+    names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
     return [n for n in names if inspect.isclass(getattr(module, n))]
 
 
