@@ -5,8 +5,8 @@ The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``l
 import math as _math
 
 from . import autograd, random, return_types
-from ._lazy import lazy_attributes as _lazy_attributes
 from ._formatting import get_printoptions, set_printoptions
+from ._lazy import lazy_attributes as _lazy_attributes
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from .device import device
