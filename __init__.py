@@ -14,6 +14,7 @@ import sys as _sys
 
 from .core import *  # noqa: F401,F403
 from .core import __all__ as _core_all
+from .core._lazy import lazy_attributes as _lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -47,14 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
-    target = _LAZY.get(name)
-    if target is None:
-        raise AttributeError(f"module 'ember' has no attribute '{name}'")
-    module = _importlib.import_module(target[0])
-    value = module if target[1] is None else getattr(module, target[1])
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = _lazy_attributes(globals(), _LAZY)
 
 
 # `import ember.nn` / `from ember.nn import functional` resolve to the real modules under ember.core, so both spellings
@@ -110,10 +104,6 @@ class _AliasFinder(_abc.MetaPathFinder):
 
 if not _builtins.any(isinstance(f, _AliasFinder) for f in _sys.meta_path):  # `any` is ember's after import *
     _sys.meta_path.insert(0, _AliasFinder())
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = list(_core_all) + list(_LAZY)

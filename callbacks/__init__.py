@@ -1,6 +1,5 @@
 """``ember.callbacks``: the Callback base and the standard callbacks (each loads on first use)."""
-import importlib as _importlib
-
+from ..core._lazy import lazy_attributes as _lazy_attributes
 from .callback import Callback
 
 _LAZY = {
@@ -22,17 +21,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ember.callbacks' has no attribute '{name}'")
-    value = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy_attributes(globals(), {name: (f".{module}", name) for name, module in _LAZY.items()})
 
 
 __all__ = ["Callback"] + list(_LAZY)

@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Any, Dict, Optional, Tuple
 
 from .callback import Callback
+from ..trainer.states import TrainerFn
 from .checkpoint import _misconfigured
 
 __all__ = ["EarlyStopping", "EarlyStoppingReason"]
@@ -100,7 +101,7 @@ class EarlyStopping(Callback):
                 trainer.check_val_every_n_epoch == 1
 
     def _should_skip_check(self, trainer) -> bool:
-        return trainer.state.fn != "fit" or trainer.sanity_checking
+        return trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         if not self._check_on_train_epoch_end or self._should_skip_check(trainer):

@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
+from ..trainer.states import TrainerFn
 from .checkpoint import Checkpoint, _misconfigured
 
 __all__ = ["ModelCheckpoint"]
@@ -202,8 +203,8 @@ class ModelCheckpoint(Checkpoint):
         if trainer.is_global_zero and os.path.isdir(dirpath):  # temp files of saves killed in an earlier run
             from ..core.serialization import remove_stale_temp_files
             remove_stale_temp_files(dirpath)
-        if trainer.is_global_zero and stage == "fit" and self.save_top_k != 0 and os.path.isdir(dirpath) and \
-                any(name.endswith(self.FILE_EXTENSION) for name in os.listdir(dirpath)):
+        if trainer.is_global_zero and stage == TrainerFn.FITTING and self.save_top_k != 0 and \
+                os.path.isdir(dirpath) and any(name.endswith(self.FILE_EXTENSION) for name in os.listdir(dirpath)):
             warnings.warn(f"Checkpoint directory {dirpath} exists and is not empty.", UserWarning)
 
     def on_train_start(self, trainer, pl_module) -> None:
@@ -251,7 +252,7 @@ class ModelCheckpoint(Checkpoint):
     def on_exception(self, trainer, pl_module, exception: BaseException) -> None:
         """With ``save_on_exception=True``, save ``exception-<filename>.ckpt`` so the run can be resumed."""
         if not self.save_on_exception or trainer.lightning_module is None or self.dirpath is None or \
-                trainer.state.fn is None or trainer.state.fn != "fit" or trainer.sanity_checking:
+                trainer.state.fn is None or trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking:
             return
         candidates = self._monitor_candidates(trainer)
         name = self._format_checkpoint_name(self.filename, candidates, self.auto_insert_metric_name)
@@ -292,7 +293,7 @@ class ModelCheckpoint(Checkpoint):
 
     # ------------------------------------------------------------------------------------------- decisions
     def _should_skip_saving_checkpoint(self, trainer) -> bool:
-        return (bool(trainer.fast_dev_run) or trainer.state.fn != "fit" or trainer.sanity_checking
+        return (bool(trainer.fast_dev_run) or trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking
                 or self._last_global_step_saved == trainer.global_step)
 
     def _should_save_on_train_epoch_end(self, trainer) -> bool:
@@ -550,8 +551,8 @@ class ModelCheckpoint(Checkpoint):
         import yaml
         best = {k: _score(v) for k, v in self.best_k_models.items()}
         filepath = filepath or os.path.join(self.dirpath, "best_k_models.yaml")
-        with open(filepath, "w") as fp:
-            yaml.dump(best, fp)
+        from ..core.serialization import atomic_write
+        atomic_write(filepath, lambda fh: fh.write(yaml.dump(best).encode("utf-8")))
 
     def __repr__(self) -> str:
         return (f"ModelCheckpoint(dirpath={self.dirpath!r}, filename={self.filename!r}, monitor={self.monitor!r}, "

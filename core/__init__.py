@@ -2,12 +2,12 @@
 
 The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``) load on first access.
 """
-import importlib as _importlib
 import math as _math
 
 from . import autograd, random, return_types
 from .allocator import tune_allocator as _tune_allocator
 from ._formatting import get_printoptions, set_printoptions
+from ._lazy import lazy_attributes as _lazy_attributes
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from .device import device
@@ -36,12 +36,7 @@ _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization",
          "backends", "profiler", "onnx")
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        module = _importlib.import_module(f"{__name__}.{name}")
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'ember.core' has no attribute '{name}'")
+__getattr__, __dir__ = _lazy_attributes(globals(), {name: f".{name}" for name in _LAZY})
 
 
 def is_tensor(obj) -> "bool":

@@ -79,7 +79,7 @@ class CheckpointConnector:
         if ckpt_path == "best":
             if trainer.fast_dev_run:
                 raise ValueError(f'You cannot execute `.{fn.value}(ckpt_path="best")` with `fast_dev_run=True`. '
-                                 "Please pass an exact checkpoint path to `.{fn.value}(ckpt_path=...)`")
+                                 f"Please pass an exact checkpoint path to `.{fn.value}(ckpt_path=...)`")
             cb = trainer.checkpoint_callback
             if cb is None:
                 raise ValueError(f'`.{fn.value}(ckpt_path="best")` is set but `ModelCheckpoint` is not configured.')

@@ -7,6 +7,7 @@ import os
 
 from .exceptions import MisconfigurationException
 from .strategies import SingleDeviceStrategy, Strategy
+from .strategies.ddp import launched_world_size, select_ddp_strategy
 
 __all__ = ["ACCELERATORS", "apply_barebones", "check_fast_dev_run", "check_int", "parse_devices", "select_strategy",
            "check_val_check_interval", "val_check_time_interval"]
@@ -60,15 +61,9 @@ def select_strategy(strategy, precision, *, explicit_precision: bool, devices: i
     if strategy in ("auto", "single_device") and devices == 1 and num_nodes == 1 and \
             not _launched_distributed():
         return SingleDeviceStrategy(precision=precision)
-    try:
-        from .strategies.ddp import select_ddp_strategy
-    except ImportError:
-        select_ddp_strategy = None
-    if select_ddp_strategy is not None:
-        chosen = select_ddp_strategy(strategy, devices=devices, num_nodes=num_nodes,
-                                     precision=precision)
-        if chosen is not None:
-            return chosen
+    chosen = select_ddp_strategy(strategy, devices=devices, num_nodes=num_nodes, precision=precision)
+    if chosen is not None:
+        return chosen
     if strategy in ("auto", "ddp", "ddp_spawn", "ddp_notebook") or devices > 1 or num_nodes > 1:
         raise MisconfigurationException(
             f"`Trainer(strategy={strategy!r}, devices={devices}, num_nodes={num_nodes})` needs "
@@ -114,10 +109,6 @@ def val_check_time_interval(value):
 
 def _launched_distributed() -> bool:
     """True when this process was started by mpiexec/srun/ember-run with a world size above one."""
-    try:
-        from .strategies.ddp import launched_world_size
-    except ImportError:
-        return False
     return launched_world_size() > 1
 
 

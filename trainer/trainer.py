@@ -58,6 +58,52 @@ class Trainer:
                  detect_anomaly: bool = False, barebones: bool = False, plugins=None, sync_batchnorm: bool = False,
                  reload_dataloaders_every_n_epochs: int = 0, default_root_dir: Optional[str] = None,
                  automatic_optimization: Optional[bool] = None, enable_autolog_hparams: bool = True) -> None:
+        """Set up a run: every flag keeps Lightning's name, meaning and default.
+
+        Args:
+            accelerator: the hardware to run on: 'cpu' or 'auto' (NumPy on the CPU)
+            strategy: how the work is spread over processes: 'auto', 'ddp', 'ddp_spawn' or a Strategy
+            devices: how many processes (CPU devices) to use: an int, a list of ids, -1 for all cores, or 'auto'
+            num_nodes: number of machines for distributed training
+            precision: numeric precision: 64/'64-true', 32/'32-true', ...
+            logger: true for the default TensorBoardLogger, false for none, or Logger class_path entries
+            callbacks: Callback class_path/init_args entries (ModelCheckpoint, EarlyStopping, ...)
+            fast_dev_run: run n (true: 1) batches of train, val and test to find bugs; no checkpoints or logs
+            max_epochs: stop after this many epochs (1000 when neither max_epochs nor max_steps is set; -1: no limit)
+            min_epochs: train at least this many epochs, even if early stopping asks to stop
+            max_steps: stop after this many optimizer steps (-1: no limit)
+            min_steps: train at least this many optimizer steps
+            max_time: stop after this much time: 'DD:HH:MM:SS' or a mapping such as {hours: 1}
+            limit_train_batches: train on this fraction (float) or number (int) of batches per epoch
+            limit_val_batches: validate on this fraction (float) or number (int) of batches
+            limit_test_batches: test on this fraction (float) or number (int) of batches
+            limit_predict_batches: predict on this fraction (float) or number (int) of batches
+            overfit_batches: train and validate on this fraction or number of the same training batches
+            val_check_interval: validate every this fraction of an epoch (float) or number of batches (int)
+            check_val_every_n_epoch: validate every n epochs (null: only by val_check_interval batches)
+            num_sanity_val_steps: validation batches run before training to catch bugs (-1: all)
+            log_every_n_steps: send step values to the loggers every n training steps
+            enable_checkpointing: add a ModelCheckpoint when the callbacks have none
+            enable_progress_bar: show the progress bar
+            enable_model_summary: print the layer table when fit starts
+            accumulate_grad_batches: sum the gradients of this many batches before each optimizer step
+            gradient_clip_val: clip gradients at this value (null: no clipping)
+            gradient_clip_algorithm: 'norm' (the default) or 'value'
+            deterministic: ask for deterministic algorithms (true or 'warn')
+            benchmark: let the backend pick the fastest algorithms
+            inference_mode: evaluate under inference mode (no autograd)
+            use_distributed_sampler: wrap the loaders' samplers in a DistributedSampler when several processes run
+            profiler: profile the run: simple, advanced or pytorch (summary printed or written at the end)
+            detect_anomaly: turn on autograd anomaly detection
+            barebones: turn off everything that costs time besides the loops (logging, checkpoints, progress)
+            plugins: precision or checkpoint IO plugins (not supported in ember)
+            sync_batchnorm: synchronize batch norm statistics across processes
+            reload_dataloaders_every_n_epochs: ask the dataloaders again every n epochs (0: never)
+            default_root_dir: where logs and checkpoints go when no logger or callback says otherwise (the working
+                directory)
+            automatic_optimization: override the module's automatic_optimization
+            enable_autolog_hparams: send the module's and the datamodule's hyperparameters to the loggers
+        """
         if barebones:
             flags = apply_barebones(dict(
                 enable_checkpointing=enable_checkpointing, logger=logger, enable_progress_bar=enable_progress_bar,

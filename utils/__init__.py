@@ -8,21 +8,11 @@
 
 Each loads on first use, so ``import ember.utils`` imports none of them (and not tensorboardX).
 """
-import importlib as _importlib
+from ..core._lazy import lazy_attributes as _lazy_attributes
 
 _SUBMODULES = ("data", "checkpoint", "benchmark", "tensorboard", "backcompat")
 
-
-def __getattr__(name):
-    if name in _SUBMODULES:
-        module = _importlib.import_module(f"{__name__}.{name}")  # ember.utils.data resolves to ember.core.data
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'ember.utils' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_SUBMODULES))
-
+# ember.utils.data resolves to ember.core.data (the import alias in ember/__init__.py)
+__getattr__, __dir__ = _lazy_attributes(globals(), {name: f".{name}" for name in _SUBMODULES})
 
 __all__ = list(_SUBMODULES)

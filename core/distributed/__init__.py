@@ -25,7 +25,7 @@ Every operation waits at most the group's ``timeout``; a rank that dies makes th
 error naming it, and calls that disagree across ranks (shapes, dtypes, order) raise an error listing every rank's
 arguments.
 """
-import importlib
+from .._lazy import lazy_attributes as _lazy_attributes
 
 # Names load on first use (``import ember.nn`` reaches this package through DistributedDataParallel and should not
 # pay for the whole of it).
@@ -47,17 +47,8 @@ _SOURCES = {
 _WHERE = {name: module for module, names in _SOURCES.items() for name in names}
 
 
-def __getattr__(name):
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ember.distributed' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = _lazy_attributes(globals(), {name: (f".{module}", name) for name, module in _WHERE.items()},
+                                       public_name="ember.distributed")
 
 
 __all__ = [

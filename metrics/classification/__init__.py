@@ -1,43 +1,20 @@
 """Classification metrics: ``Binary*``, ``Multiclass*`` and ``Multilabel*`` classes and the task wrappers."""
-from .accuracy import Accuracy, BinaryAccuracy, MulticlassAccuracy, MultilabelAccuracy
-from .auroc import AUROC, BinaryAUROC, MulticlassAUROC, MultilabelAUROC
-from .average_precision import (AveragePrecision, BinaryAveragePrecision, MulticlassAveragePrecision,
-                                MultilabelAveragePrecision)
-from .calibration_error import BinaryCalibrationError, CalibrationError, MulticlassCalibrationError
-from .cohen_kappa import BinaryCohenKappa, CohenKappa, MulticlassCohenKappa
-from .confusion_matrix import (BinaryConfusionMatrix, ConfusionMatrix, MulticlassConfusionMatrix,
-                               MultilabelConfusionMatrix)
-from .f_beta import (BinaryF1Score, BinaryFBetaScore, F1Score, FBetaScore, MulticlassF1Score, MulticlassFBetaScore,
-                     MultilabelF1Score, MultilabelFBetaScore)
-from .hamming import BinaryHammingDistance, HammingDistance, MulticlassHammingDistance, MultilabelHammingDistance
-from .jaccard import BinaryJaccardIndex, JaccardIndex, MulticlassJaccardIndex, MultilabelJaccardIndex
-from .matthews_corrcoef import (BinaryMatthewsCorrCoef, MatthewsCorrCoef, MulticlassMatthewsCorrCoef,
-                                MultilabelMatthewsCorrCoef)
-from .precision_recall import (BinaryPrecision, BinaryRecall, MulticlassPrecision, MulticlassRecall,
-                               MultilabelPrecision, MultilabelRecall, Precision, Recall)
-from .precision_recall_curve import (BinaryPrecisionRecallCurve, MulticlassPrecisionRecallCurve,
-                                     MultilabelPrecisionRecallCurve, PrecisionRecallCurve)
-from .roc import ROC, BinaryROC, MulticlassROC, MultilabelROC
-from .specificity import BinarySpecificity, MulticlassSpecificity, MultilabelSpecificity, Specificity
-from .stat_scores import BinaryStatScores, MulticlassStatScores, MultilabelStatScores, StatScores
+from .accuracy import *  # noqa: F401,F403
+from .auroc import *  # noqa: F401,F403
+from .average_precision import *  # noqa: F401,F403
+from .calibration_error import *  # noqa: F401,F403
+from .cohen_kappa import *  # noqa: F401,F403
+from .confusion_matrix import *  # noqa: F401,F403
+from .f_beta import *  # noqa: F401,F403
+from .hamming import *  # noqa: F401,F403
+from .jaccard import *  # noqa: F401,F403
+from .matthews_corrcoef import *  # noqa: F401,F403
+from .precision_recall import *  # noqa: F401,F403
+from .precision_recall_curve import *  # noqa: F401,F403
+from .roc import *  # noqa: F401,F403
+from .specificity import *  # noqa: F401,F403
+from .stat_scores import *  # noqa: F401,F403
 
-__all__ = [
-    "Accuracy", "BinaryAccuracy", "MulticlassAccuracy", "MultilabelAccuracy",
-    "AUROC", "BinaryAUROC", "MulticlassAUROC", "MultilabelAUROC",
-    "AveragePrecision", "BinaryAveragePrecision", "MulticlassAveragePrecision", "MultilabelAveragePrecision",
-    "CalibrationError", "BinaryCalibrationError", "MulticlassCalibrationError",
-    "CohenKappa", "BinaryCohenKappa", "MulticlassCohenKappa",
-    "ConfusionMatrix", "BinaryConfusionMatrix", "MulticlassConfusionMatrix", "MultilabelConfusionMatrix",
-    "FBetaScore", "F1Score", "BinaryFBetaScore", "MulticlassFBetaScore", "MultilabelFBetaScore", "BinaryF1Score",
-    "MulticlassF1Score", "MultilabelF1Score",
-    "HammingDistance", "BinaryHammingDistance", "MulticlassHammingDistance", "MultilabelHammingDistance",
-    "JaccardIndex", "BinaryJaccardIndex", "MulticlassJaccardIndex", "MultilabelJaccardIndex",
-    "MatthewsCorrCoef", "BinaryMatthewsCorrCoef", "MulticlassMatthewsCorrCoef", "MultilabelMatthewsCorrCoef",
-    "Precision", "Recall", "BinaryPrecision", "MulticlassPrecision", "MultilabelPrecision", "BinaryRecall",
-    "MulticlassRecall", "MultilabelRecall",
-    "PrecisionRecallCurve", "BinaryPrecisionRecallCurve", "MulticlassPrecisionRecallCurve",
-    "MultilabelPrecisionRecallCurve",
-    "ROC", "BinaryROC", "MulticlassROC", "MultilabelROC",
-    "Specificity", "BinarySpecificity", "MulticlassSpecificity", "MultilabelSpecificity",
-    "StatScores", "BinaryStatScores", "MulticlassStatScores", "MultilabelStatScores",
-]
+from ..utilities.exports import submodule_exports
+
+__all__ = submodule_exports(__name__)  # each file's own __all__, never repeated here

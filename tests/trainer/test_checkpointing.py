@@ -254,3 +254,11 @@ def test_resume_from_last_without_any_checkpoint_warns_and_starts_fresh(tmp_path
     with pytest.warns(UserWarning, match="no last checkpoint"):
         trainer.fit(Classifier(), DataLoader(make_dataset(8), batch_size=4), ckpt_path="last")
     assert trainer.global_step == 2
+
+
+def test_best_checkpoint_with_fast_dev_run_names_the_entry_point(tmp_path):
+    trainer, model = trained(tmp_path, fast_dev_run=True)
+    with pytest.raises(ValueError) as info:
+        trainer.validate(model, DataLoader(make_dataset(8), batch_size=4), ckpt_path="best")
+    assert str(info.value) == ('You cannot execute `.validate(ckpt_path="best")` with `fast_dev_run=True`. Please '
+                               'pass an exact checkpoint path to `.validate(ckpt_path=...)`')

@@ -9,53 +9,7 @@ from typing import List, Optional
 from .signature import REQUIRED, Param, class_params, summary_line
 from .typecheck import describe, show_value
 
-__all__ = ["render_help", "render_class_help", "TRAINER_FLAG_HELP"]
-
-# One line per Trainer flag, shown when the Trainer's docstring has no text for it.
-TRAINER_FLAG_HELP = {
-    "accelerator": "the hardware to run on: 'cpu' or 'auto' (NumPy on the CPU)",
-    "strategy": "how the work is spread over processes: 'auto', 'ddp', 'ddp_spawn' or a Strategy",
-    "devices": "how many processes (CPU devices) to use: an int, a list of ids, -1 for all cores, or 'auto'",
-    "num_nodes": "number of machines for distributed training",
-    "precision": "numeric precision: 64/'64-true', 32/'32-true', ...",
-    "logger": "true for the default TensorBoardLogger, false for none, or Logger class_path entries",
-    "callbacks": "Callback class_path/init_args entries (ModelCheckpoint, EarlyStopping, ...)",
-    "fast_dev_run": "run n (true: 1) batches of train, val and test to find bugs; no checkpoints or logs",
-    "max_epochs": "stop after this many epochs (1000 when neither max_epochs nor max_steps is set; -1: no limit)",
-    "min_epochs": "train at least this many epochs, even if early stopping asks to stop",
-    "max_steps": "stop after this many optimizer steps (-1: no limit)",
-    "min_steps": "train at least this many optimizer steps",
-    "max_time": "stop after this much time: 'DD:HH:MM:SS' or a mapping such as {hours: 1}",
-    "limit_train_batches": "train on this fraction (float) or number (int) of batches per epoch",
-    "limit_val_batches": "validate on this fraction (float) or number (int) of batches",
-    "limit_test_batches": "test on this fraction (float) or number (int) of batches",
-    "limit_predict_batches": "predict on this fraction (float) or number (int) of batches",
-    "overfit_batches": "train and validate on this fraction or number of the same training batches",
-    "val_check_interval": "validate every this fraction of an epoch (float) or number of batches (int)",
-    "check_val_every_n_epoch": "validate every n epochs (null: only by val_check_interval batches)",
-    "num_sanity_val_steps": "validation batches run before training to catch bugs (-1: all)",
-    "log_every_n_steps": "send step values to the loggers every n training steps",
-    "enable_checkpointing": "add a ModelCheckpoint when the callbacks have none",
-    "enable_progress_bar": "show the progress bar",
-    "enable_model_summary": "print the layer table when fit starts",
-    "accumulate_grad_batches": "sum the gradients of this many batches before each optimizer step",
-    "gradient_clip_val": "clip gradients at this value (null: no clipping)",
-    "gradient_clip_algorithm": "'norm' (the default) or 'value'",
-    "deterministic": "ask for deterministic algorithms (true or 'warn')",
-    "benchmark": "let the backend pick the fastest algorithms",
-    "inference_mode": "evaluate under inference mode (no autograd)",
-    "use_distributed_sampler": "wrap the loaders' samplers in a DistributedSampler when several processes run",
-    "profiler": "profile the run: simple, advanced or pytorch (summary printed or written at the end)",
-    "detect_anomaly": "turn on autograd anomaly detection",
-    "barebones": "turn off everything that costs time besides the loops (logging, checkpoints, progress)",
-    "plugins": "precision or checkpoint IO plugins (not supported in ember)",
-    "sync_batchnorm": "synchronize batch norm statistics across processes",
-    "reload_dataloaders_every_n_epochs": "ask the dataloaders again every n epochs (0: never)",
-    "default_root_dir": "where logs and checkpoints go when no logger or callback says otherwise (the working "
-                        "directory)",
-    "automatic_optimization": "override the module's automatic_optimization",
-    "enable_autolog_hparams": "send the module's and the datamodule's hyperparameters to the loggers",
-}
+__all__ = ["render_help", "render_class_help"]
 
 _OPTIONS = [
     ("-h, --help", "show this help (after a config file, also the model's and the data's arguments) and exit"),
@@ -157,7 +111,7 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
         _entry(lines, name, p)
     lines += ["", "trainer: the Trainer's flags (--trainer.KEY VALUE)"]
     for name, p in schema.trainer_params().items():
-        _entry(lines, f"trainer.{name}", p, p.doc or TRAINER_FLAG_HELP.get(name, ""))
+        _entry(lines, f"trainer.{name}", p)  # the text of Trainer.__init__'s Args block
     lines += ["", "model: the LightningModule (--model.class_path PATH, --model.init_args.KEY VALUE or --model.KEY "
                   "VALUE)"]
     if model_cls is not None:
@@ -171,13 +125,13 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
     else:
         lines.append("  name it with data.class_path; without it the model's own *_dataloader methods are used")
     if schema.auto_configure_optimizers:
-        from .resolve import _group_names
+        from .resolve import group_names
         lines += ["", "optimizer: used when the model does not define configure_optimizers (--optimizer CLASS, "
                       "--optimizer.init_args.KEY VALUE)"]
         if optimizer_cls is not None:
             _class_group(lines, "optimizer", optimizer_cls, skip=("params",))
         else:
-            names = [n for n in _group_names("optimizers") if n != "Optimizer"]
+            names = [n for n in group_names("optimizers") if n != "Optimizer"]
             lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
                                        subsequent_indent=" " * 4))
         lines += ["", "lr_scheduler: wraps the optimizer (--lr_scheduler CLASS, --lr_scheduler.init_args.KEY "
@@ -185,7 +139,7 @@ def render_help(prog: str, schema, subcommand: Optional[str], subcommands, model
         if scheduler_cls is not None:
             _class_group(lines, "lr_scheduler", scheduler_cls, skip=("optimizer",))
         else:
-            names = [n for n in _group_names("lr_schedulers") if not n.startswith("_") and n != "LRScheduler"]
+            names = [n for n in group_names("lr_schedulers") if not n.startswith("_") and n != "LRScheduler"]
             lines.extend(textwrap.wrap("  short names: " + ", ".join(names), width=_width(),
                                        subsequent_indent=" " * 4))
     lines += ["", "callbacks and loggers: trainer.callbacks / trainer.logger entries take a class_path (short "

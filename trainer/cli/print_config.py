@@ -139,8 +139,7 @@ def _top_classes(schema, normalized) -> Dict[str, Any]:
 
 
 def _trainer_docs(schema) -> Dict[str, str]:
-    from .help import TRAINER_FLAG_HELP
-    return {name: p.doc or TRAINER_FLAG_HELP.get(name, "") for name, p in schema.trainer_params().items()}
+    return {name: p.doc for name, p in schema.trainer_params().items()}  # Trainer.__init__'s Args block
 
 
 def _scalar(value) -> str:

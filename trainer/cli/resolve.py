@@ -7,26 +7,22 @@ import inspect
 import os
 import sys
 import traceback
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from .errors import ConfigError, suggest
 
-__all__ = ["ClassResolver", "SHORT_NAME_GROUPS", "canonical_path"]
+__all__ = ["ClassResolver", "SHORT_NAME_GROUPS", "canonical_path", "group_names"]
 
-# Short names: group -> (module that holds the classes, names). Loaded only when a short name is looked up.
-SHORT_NAME_GROUPS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
-    "callbacks": ("ember.callbacks", ("Callback", "Checkpoint", "ModelCheckpoint", "EarlyStopping",
-                                      "LearningRateMonitor", "Timer", "LambdaCallback",
-                                      "GradientAccumulationScheduler", "StochasticWeightAveraging",
-                                      "BaseFinetuning", "BackboneFinetuning", "OnExceptionCheckpoint",
-                                      "HistogramLogger", "ModelSummary", "ProgressBar", "TQDMProgressBar")),
-    "loggers": ("ember.trainer.loggers", ("Logger", "TensorBoardLogger", "CSVLogger", "DummyLogger")),
-    "optimizers": ("ember.core.optim", ("SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax",
-                                        "NAdam", "RAdam", "ASGD", "LBFGS", "Optimizer")),
-    "lr_schedulers": ("ember.core.optim.lr_scheduler", None),
-    "trainer": ("ember.trainer", ("Trainer", "LightningModule", "LightningDataModule")),
-    "nn": ("ember.core.nn", None),
-    "metrics": ("ember.metrics", None),
+# Short names: group -> the package whose ``__all__`` lists them (its public classes are the group's short names, so
+# a class added to a package's ``__all__`` is a short name at once). Loaded only when a short name is looked up.
+SHORT_NAME_GROUPS: Dict[str, str] = {
+    "callbacks": "ember.callbacks",
+    "loggers": "ember.trainer.loggers",
+    "optimizers": "ember.core.optim",
+    "lr_schedulers": "ember.core.optim.lr_scheduler",
+    "trainer": "ember.trainer",
+    "nn": "ember.core.nn",
+    "metrics": "ember.metrics",
 }
 
 # Where PyTorch, Lightning and torchmetrics keep what ember has under another module: a config written for
@@ -44,11 +40,9 @@ _PUBLIC_MODULES = ("ember.callbacks", "ember.loggers", "ember.optim.lr_scheduler
                    "ember.metrics", "ember")
 
 
-def _group_names(group: str) -> List[str]:
-    module_name, names = SHORT_NAME_GROUPS[group]
-    if names is not None:
-        return list(names)
-    module = importlib.import_module(module_name)
+def group_names(group: str) -> List[str]:
+    """The short names of ``group``: the classes its package lists in ``__all__``."""
+    module = importlib.import_module(SHORT_NAME_GROUPS[group])
     return [n for n in getattr(module, "__all__", dir(module)) if inspect.isclass(getattr(module, n, None))]
 
 
@@ -175,17 +169,17 @@ class ClassResolver:
             if class_path.startswith(prefix + "."):
                 name = class_path.rsplit(".", 1)[1]
                 for g in ([grp] + ([group] if group else [])):
-                    if name in _group_names(g):
-                        return getattr(importlib.import_module(SHORT_NAME_GROUPS[g][0]), name)
+                    if name in group_names(g):
+                        return getattr(importlib.import_module(SHORT_NAME_GROUPS[g]), name)
         return None
 
     def _short(self, name: str, base, group, where, key):
         groups = ([group] if group else []) + [g for g in SHORT_NAME_GROUPS if g != group]
         known: List[str] = []
         for g in groups:
-            names = _group_names(g)
+            names = group_names(g)
             if name in names:
-                cls = getattr(importlib.import_module(SHORT_NAME_GROUPS[g][0]), name)
+                cls = getattr(importlib.import_module(SHORT_NAME_GROUPS[g]), name)
                 if base is None or (inspect.isclass(cls) and issubclass(cls, base)):
                     return cls
             known += names
@@ -201,7 +195,7 @@ class ClassResolver:
                             return sub
                         known.append(sub.__name__)
         if group:
-            known = _group_names(group) + known
+            known = group_names(group) + known
         close = suggest(name, known)
         hint = f"; did you mean '{close}'?" if close else ""
         what = f"one of ember's {group.replace('_', ' ')}" if group else "one of ember's classes"

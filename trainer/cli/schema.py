@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 from .config_files import format_key, origin_of
 from .errors import ConfigError, suggest
 from .resolve import ClassResolver, canonical_path
-from .signature import REQUIRED, Param, class_params
+from .signature import REQUIRED, Param, class_params, param_docs
 from .typecheck import TypeMismatch, check, show_value
 
 __all__ = ["ConfigSchema", "RUN_PARAM_DOCS", "TOP_LEVEL_ORDER"]
@@ -135,13 +135,15 @@ class ConfigSchema:
         """The ``trainer`` keys: every ``Trainer.__init__`` parameter, with types and ``trainer_defaults``."""
         params, _ = class_params(self.trainer_class)
         overrides = _trainer_flag_types()
+        from ..trainer import Trainer
+        flag_docs = param_docs(Trainer)  # the Args block of Trainer.__init__, also for a subclass's undocumented flags
         out = {}
         for name, p in params.items():
             ann = p.annotation
             if ann is inspect.Parameter.empty and name in overrides:
                 ann = overrides[name]
             default = self.trainer_defaults.get(name, p.default)
-            out[name] = Param(name, ann, default, p.doc)
+            out[name] = Param(name, ann, default, p.doc or flag_docs.get(name, ""))
         return out
 
     def run_params(self) -> Dict[str, Param]:

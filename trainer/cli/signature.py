@@ -206,10 +206,3 @@ def summary_line(obj) -> str:
     doc = inspect.getdoc(obj) or ""
     return doc.strip().split("\n\n")[0].replace("\n", " ").strip()
 
-
-def default_repr(default: Any) -> Optional[str]:
-    """The default as shown in help (None when required)."""
-    if default is REQUIRED:
-        return None
-    from .typecheck import show_value
-    return show_value(default)

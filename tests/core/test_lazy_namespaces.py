@@ -1,0 +1,56 @@
+"""The lazy package namespaces (issue 20, registries derived once): every ``__getattr__`` loader in ember is the one
+helper in ``core/_lazy.py``; a lazy name loads on first access, is then a plain global, and unknown names raise."""
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from ember.core._lazy import lazy_attributes
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_helper_loads_on_first_access_and_caches():
+    namespace = {"__name__": "ember.core"}
+    getattr_, dir_ = lazy_attributes(namespace, {"fft": ".fft", "inv": ("ember.core.linalg", "inv"),
+                                                 "fft_mod": ("ember.core.fft", None)}, public_name="em.core")
+    import ember.core.fft as fft
+    import ember.core.linalg as linalg
+    assert getattr_("fft") is fft and namespace["fft"] is fft
+    assert getattr_("inv") is linalg.inv and getattr_("fft_mod") is fft
+    assert dir_() == sorted({"__name__", "fft", "inv", "fft_mod"})
+    with pytest.raises(AttributeError, match=r"^module 'em.core' has no attribute 'nope'$"):
+        getattr_("nope")
+
+
+def _module_level_getattrs():
+    for path in sorted(ROOT.rglob("*.py")):
+        if "tests" in path.relative_to(ROOT).parts:
+            continue
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == "__getattr__":
+                yield path.relative_to(ROOT)
+
+
+def test_no_package_writes_its_own_lazy_loader():
+    assert list(_module_level_getattrs()) == []  # the helper defines its __getattr__ inside lazy_attributes
+
+
+@pytest.mark.parametrize("package,names", [
+    ("ember", ["nn", "Trainer", "save", "callbacks", "loggers"]),
+    ("ember.core", ["nn", "linalg", "fft"]),
+    ("ember.utils", ["data", "checkpoint"]),
+    ("ember.callbacks", ["EarlyStopping", "ModelCheckpoint", "TQDMProgressBar"]),
+    ("ember.trainer.loggers", ["TensorBoardLogger", "CSVLogger"]),
+    ("ember.core.distributed", ["get_rank", "ReduceOp"]),
+])
+def test_lazy_names_load_only_when_used(package, names):
+    code = (f"import sys, importlib; m = importlib.import_module({package!r}); before = set(sys.modules); "
+            f"values = [getattr(m, n) for n in {names!r}]; "
+            "assert all(v is not None for v in values); assert all(n in dir(m) for n in " + repr(names) + "); "
+            "print(len(set(sys.modules) - before) > 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
