@@ -159,7 +159,8 @@ def test_fit_hook_order_automatic_optimization():
 
 def test_fit_hook_order_manual_optimization():
     calls = _run(ManualModel, "fit", num_sanity_val_steps=0)
-    expected = _setup("fit") + ["Callback.on_fit_start", "on_fit_start", "train_dataloader",
+    # no sanity check: Lightning's fit loop requests the val loaders before on_train_start (FitLoop.on_run_start)
+    expected = _setup("fit") + ["Callback.on_fit_start", "on_fit_start", "train_dataloader", "val_dataloader",
                                 "Callback.on_train_start", "on_train_start", "Callback.on_train_epoch_start",
                                 "on_train_epoch_start"]
     for i in range(2):
@@ -168,8 +169,6 @@ def test_fit_hook_order_manual_optimization():
                                          "Callback.on_after_backward", "on_after_backward",
                                          "Callback.on_before_optimizer_step", "on_before_optimizer_step",
                                          "Callback.on_train_batch_end", "on_train_batch_end"]
-        if i == 1:
-            expected += ["val_dataloader"]  # requested lazily at the first validation (no sanity check)
     expected += _val_epoch(zero_grad=True)
     expected += ["Callback.on_train_epoch_end", "on_train_epoch_end", "Callback.on_train_end", "on_train_end",
                  "Callback.on_fit_end", "on_fit_end", "Callback.teardown", "teardown"]

@@ -66,6 +66,11 @@ class EvaluationLoop(Loop):
         return bool(n) and self.trainer.current_epoch - self._last_reload_epoch >= n
 
     @property
+    def requested(self) -> bool:
+        """True once :meth:`setup_data` requested this stage's loaders (inside fit: since the last reload)."""
+        return self._requested
+
+    @property
     def has_loaders(self) -> bool:
         """True once :meth:`setup_data` found at least one loader."""
         return bool(self._loaders)

@@ -161,6 +161,9 @@ class FitLoop(Loop):
         _warn_if_modules_in_eval_mode(trainer.lightning_module)
         self.epoch_loop.restart_val_clock()
         connector = trainer.logger_connector
+        val_loop = self.epoch_loop.val_loop
+        if self.epoch_loop.should_check_val_epoch() and not val_loop.requested:
+            val_loop.setup_data()  # Lightning requests them here when no sanity check did (the bar shows their size)
         connector.current = connector.train_results  # on_train_start may log, even before any batch or validation
         call_hook(trainer, "on_train_start")
         while not self.done:
