@@ -44,6 +44,12 @@ def _score_tensor(value, mode: str):
     return Tensor._make(arr.reshape(()))
 
 
+def _is_local_path(path: str) -> bool:
+    """Whether ``path`` is on the local file system: a plain path or a ``file://`` / ``local://`` URL."""
+    protocol, sep, _ = str(path).partition("://")
+    return not sep or protocol in ("file", "local")
+
+
 class ModelCheckpoint(Checkpoint):
     r"""Save the model periodically by monitoring a quantity (Lightning's ``ModelCheckpoint``).
 
@@ -59,10 +65,13 @@ class ModelCheckpoint(Checkpoint):
         monitor: the logged quantity to monitor. ``None`` keeps only the latest checkpoint.
         verbose: log a line for each decision.
         save_last: also save ``last.ckpt`` whenever a checkpoint is saved (``True``), or make it a symbolic link to
-            the latest checkpoint (``"link"``).
+            the latest checkpoint (``"link"``, local directories only). As in Lightning 2.6, an epoch end writes it
+            only when a checkpoint was saved at that step; if nothing was saved during the whole run, it is written
+            once when training ends.
         save_top_k: keep the ``k`` best models by ``monitor``; ``-1`` keeps all, ``0`` saves none (except
             ``last.ckpt``). A value other than -1, 0 or 1 needs a ``monitor``.
-        save_on_exception: also save a checkpoint (``exception-...``) when training raises.
+        save_on_exception: when training raises, save a checkpoint under the normal file name and update
+            ``last.ckpt`` (not under ``fast_dev_run``, not twice for the same step).
         save_weights_only: save only the model weights (no optimizer, loop or callback state).
         mode: ``"min"`` or ``"max"``: whether a lower or a higher ``monitor`` is better.
         auto_insert_metric_name: turn ``{epoch}`` into ``epoch={epoch}`` in ``filename``.
@@ -125,7 +134,10 @@ class ModelCheckpoint(Checkpoint):
         self.best_model_score = None
         self.best_model_path = ""
         self.last_model_path = ""
-        self.dirpath = os.path.realpath(os.path.expanduser(os.fspath(dirpath))) if dirpath else None
+        if dirpath and _is_local_path(os.fspath(dirpath)):  # a file:// URL is a local path too
+            dirpath = os.fspath(dirpath).split("://", 1)[-1]
+            dirpath = os.path.realpath(os.path.expanduser(dirpath))
+        self.dirpath = os.fspath(dirpath) if dirpath else None
         self.filename = filename
         self._init_mode(mode)
         self._init_triggers(every_n_train_steps, every_n_epochs, train_time_interval)
@@ -199,6 +211,9 @@ class ModelCheckpoint(Checkpoint):
             raise NotADirectoryError(f"ModelCheckpoint: the checkpoint directory {dirpath!r} is an existing file; "
                                      "give `dirpath` a directory")
         self.dirpath = dirpath
+        if self.save_last == "link" and not _is_local_path(dirpath):
+            raise ValueError(f"`ModelCheckpoint(save_last='link')` is only supported for local file paths, got "
+                             f"`dirpath={dirpath}`.")
         if trainer.is_global_zero and os.path.isdir(dirpath):  # temp files of saves killed in an earlier run
             from ..core.serialization import remove_stale_temp_files
             remove_stale_temp_files(dirpath)
@@ -235,7 +250,7 @@ class ModelCheckpoint(Checkpoint):
             candidates = self._monitor_candidates(trainer)
             if self._every_n_epochs >= 1 and (trainer.current_epoch + 1) % self._every_n_epochs == 0:
                 self._save_topk_checkpoint(trainer, candidates, at_epoch_end=True)
-            self._save_last_checkpoint(trainer, candidates)
+            self._save_last_after_topk(trainer, candidates)
 
     def on_validation_end(self, trainer, pl_module) -> None:
         """Save after validation (when validation runs several times per epoch or every few epochs)."""
@@ -246,18 +261,28 @@ class ModelCheckpoint(Checkpoint):
             candidates = self._monitor_candidates(trainer)
             if self._every_n_epochs >= 1 and (trainer.current_epoch + 1) % self._every_n_epochs == 0:
                 self._save_topk_checkpoint(trainer, candidates, at_epoch_end=True)
-            self._save_last_checkpoint(trainer, candidates)
+            self._save_last_after_topk(trainer, candidates)
 
     def on_exception(self, trainer, pl_module, exception: BaseException) -> None:
-        """With ``save_on_exception=True``, save ``exception-<filename>.ckpt`` so the run can be resumed."""
-        if not self.save_on_exception or trainer.lightning_module is None or self.dirpath is None or \
-                trainer.state.fn is None or trainer.state.fn != "fit" or trainer.sanity_checking:
+        """With ``save_on_exception=True``, save a checkpoint under the normal file name and update ``last.ckpt``.
+
+        As in Lightning 2.5.3+: never under ``fast_dev_run`` or during the sanity check, and not when this global
+        step was already saved (the latest file already holds this state).
+        """
+        if not self._should_save_on_exception(trainer) or trainer.lightning_module is None or self.dirpath is None:
             return
         candidates = self._monitor_candidates(trainer)
-        name = self._format_checkpoint_name(self.filename, candidates, self.auto_insert_metric_name)
-        filepath = os.path.join(self.dirpath, self.CHECKPOINT_JOIN_CHAR.join((self.CHECKPOINT_NAME_EXCEPTION, name))
-                                + self.FILE_EXTENSION)
-        trainer.save_checkpoint(filepath, self.save_weights_only)
+        filepath = self.format_checkpoint_name(candidates)
+        self._save_checkpoint(trainer, filepath)
+        self._save_last_checkpoint(trainer, candidates)
+        self._info(f"An {type(exception).__name__} was raised with message: {exception}, saved checkpoint to "
+                   f"{filepath}", trainer)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        """``save_last`` with no checkpoint saved during the whole run (e.g. no validation with
+        ``save_on_train_epoch_end=False``, or ``save_top_k=0``): write ``last.ckpt`` once now (Lightning 2.6)."""
+        if self.save_last and not self._last_checkpoint_saved and not trainer.fast_dev_run:
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
     # ------------------------------------------------------------------------------------------------ state
     def state_dict(self) -> Dict[str, Any]:
@@ -294,6 +319,17 @@ class ModelCheckpoint(Checkpoint):
     def _should_skip_saving_checkpoint(self, trainer) -> bool:
         return (bool(trainer.fast_dev_run) or trainer.state.fn != "fit" or trainer.sanity_checking
                 or self._last_global_step_saved == trainer.global_step)
+
+    def _should_save_on_exception(self, trainer) -> bool:
+        return (self.save_on_exception and not trainer.fast_dev_run and not trainer.sanity_checking
+                and self._last_global_step_saved != trainer.global_step)
+
+    def _save_last_after_topk(self, trainer, candidates: Dict[str, Any]) -> None:
+        """At an epoch end, ``last.ckpt`` follows a checkpoint saved at this very step (Lightning 2.6: it is the copy
+        of, or the link to, the latest checkpoint, never a file of its own); a link is refreshed whenever one exists."""
+        if self._last_global_step_saved == trainer.global_step or (self.save_last == "link"
+                                                                   and self._last_checkpoint_saved):
+            self._save_last_checkpoint(trainer, candidates)
 
     def _should_save_on_train_epoch_end(self, trainer) -> bool:
         if self._save_on_train_epoch_end is not None:
@@ -428,7 +464,8 @@ class ModelCheckpoint(Checkpoint):
 
     @staticmethod
     def _link_checkpoint(trainer, filepath: str, linkpath: str) -> None:
-        if trainer.is_global_zero:
+        # a link onto itself (save_top_k=-1 names the latest file "last") would be a symlink loop
+        if trainer.is_global_zero and os.path.abspath(filepath) != os.path.abspath(linkpath):
             if os.path.islink(linkpath) or os.path.isfile(linkpath):
                 os.remove(linkpath)
             elif os.path.isdir(linkpath):
