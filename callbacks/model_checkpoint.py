@@ -97,7 +97,6 @@ class ModelCheckpoint(Checkpoint):
     CHECKPOINT_JOIN_CHAR = "-"
     CHECKPOINT_EQUALS_CHAR = "="
     CHECKPOINT_NAME_LAST = "last"
-    CHECKPOINT_NAME_EXCEPTION = "exception"
     FILE_EXTENSION = ".ckpt"
     STARTING_VERSION = 1
 

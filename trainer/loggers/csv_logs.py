@@ -9,11 +9,13 @@ The helpers at the bottom (versioned run directories, hyperparameter flattening,
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import os
 import shutil
 import warnings
 from argparse import Namespace
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Dict, List, Optional, Union
 
@@ -50,8 +52,9 @@ class ExperimentWriter:
                 os.remove(self.metrics_file_path)
 
     def log_hparams(self, params: Dict[str, Any]) -> None:
-        """Record hyperparameters (written to ``hparams.yaml`` by :meth:`save`)."""
+        """Record hyperparameters and write all of them to ``hparams.yaml`` right away (as Lightning 2.x)."""
         self.hparams.update(params)
+        save_hparams_to_yaml(os.path.join(self.log_dir, self.NAME_HPARAMS_FILE), self.hparams)
 
     def log_metrics(self, metrics_dict: Dict[str, Any], step: Optional[int] = None) -> None:
         """Buffer one row: the metrics plus ``step`` (the row number when ``step`` is None)."""
@@ -119,8 +122,10 @@ class VersionedLogger(Logger):
 
     @property
     def root_dir(self) -> str:
-        """``save_dir/name``: where the versions live."""
-        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
+        """``save_dir/name``: where the versions live (``name`` is read through the property, so a subclass may
+        override it)."""
+        name = self.name
+        return os.path.join(self._save_dir, name) if name else self._save_dir
 
 
 class CSVLogger(VersionedLogger):
@@ -177,14 +182,17 @@ class CSVLogger(VersionedLogger):
 
     def log_hyperparams(self, params: Union[Dict[str, Any], Namespace, None] = None, *args: Any,
                         **kwargs: Any) -> None:
-        """Record hyperparameters; they are written to ``hparams.yaml`` on :meth:`save`."""
+        """Record hyperparameters (a dict, a ``Namespace`` or an OmegaConf ``DictConfig``) and write
+        ``hparams.yaml``."""
         self.experiment.log_hparams(convert_params(params))
 
     def log_metrics(self, metrics: Dict[str, float], step: Optional[int] = None) -> None:
         """Buffer one row of metrics at ``step``; rows reach the disk every ``flush_logs_every_n_steps`` steps."""
         metrics = add_prefix(metrics, self._prefix, self.LOGGER_JOIN_CHAR)
+        if step is None:  # Lightning counts the rows still buffered
+            step = len(self.experiment.metrics)
         self.experiment.log_metrics(metrics, step)
-        if step is not None and (step + 1) % self._flush_logs_every_n_steps == 0:
+        if (step + 1) % self._flush_logs_every_n_steps == 0:
             self.save()
 
     def save(self) -> None:
@@ -223,24 +231,28 @@ def add_prefix(metrics: Dict[str, Any], prefix: str, separator: str) -> Dict[str
 
 
 def convert_params(params) -> Dict[str, Any]:
-    """Hyperparameters as a plain dict (a ``Namespace`` or ``None`` is accepted)."""
+    """Hyperparameters as a plain dict: a mapping (an OmegaConf ``DictConfig`` is resolved into plain dicts and
+    lists), a ``Namespace`` or ``None``."""
+    from ..hparams import plain_config
     if params is None:
         return {}
-    if isinstance(params, Namespace):
-        return dict(vars(params))
-    if isinstance(params, dict):
-        return dict(params)
-    raise TypeError(f"log_hyperparams expects a dict or an argparse.Namespace, got {type(params).__name__}")
+    if isinstance(params, Namespace) or isinstance(params, Mapping):
+        return plain_config(params)
+    raise TypeError(f"log_hyperparams expects a dict, an argparse.Namespace or an OmegaConf DictConfig, got "
+                    f"{type(params).__name__}")
 
 
 def flatten_dict(params: Dict[str, Any], delimiter: str = "/", parent_key: str = "") -> Dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a/b": 1}`` (namespaces count as dicts)."""
+    """``{"a": {"b": 1}}`` -> ``{"a/b": 1}`` (namespaces and dataclass instances count as dicts; as in Lightning, an
+    empty nested dict leaves no key)."""
     out: Dict[str, Any] = {}
     for key, value in params.items():
         name = f"{parent_key}{delimiter}{key}" if parent_key else str(key)
-        if isinstance(value, Namespace):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            value = dataclasses.asdict(value)
+        elif isinstance(value, Namespace):
             value = vars(value)
-        if isinstance(value, dict) and value:
+        if isinstance(value, Mapping):
             out.update(flatten_dict(value, delimiter, name))
         else:
             out[name] = value
@@ -258,7 +270,7 @@ def _yaml_safe(value):
         return value.item()
     if isinstance(value, (list, tuple)):
         return [_yaml_safe(v) for v in value]
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): _yaml_safe(v) for k, v in value.items()}
     if isinstance(value, Namespace):
         return _yaml_safe(vars(value))

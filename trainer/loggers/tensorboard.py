@@ -171,10 +171,10 @@ class TensorBoardLogger(VersionedLogger):
 
     def finalize(self, status: str) -> None:
         """Flush and close the writer (a later log call opens a new event file in the same directory)."""
+        if status == "success":
+            self.save()  # hparams.yaml, even with no hyperparameters, once the run directory exists
         if self._experiment is None:
             return
-        if status == "success":
-            self.save()
         self._experiment.flush()
         self._experiment.close()
 
@@ -185,15 +185,16 @@ class TensorBoardLogger(VersionedLogger):
 
 
 def _sanitize_params(params: Dict[str, Any]) -> Dict[str, Any]:
-    """Values TensorBoard's HParams plugin can show: numbers, bools, strings; anything else as its ``str``."""
+    """Values TensorBoard's HParams plugin can show: numbers, bools, strings; anything else (``None`` included) as
+    its ``str``, as Lightning does."""
     out = {}
     for key, value in params.items():
         if isinstance(value, np.generic):
             value = value.item()
         elif hasattr(value, "item") and hasattr(value, "numel") and value.numel() == 1:
             value = value.item()
-        elif value is not None and not isinstance(value, (bool, int, float, str)):
-            value = str(value)
+        elif not isinstance(value, (bool, int, float, str)):
+            value = str(value)  # as Lightning: None shows as "None", a list as its text
         out[key] = value
     return out
 

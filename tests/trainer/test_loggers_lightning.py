@@ -1,0 +1,208 @@
+"""CSVLogger and TensorBoardLogger file behaviour as in Lightning 2.6 (issue 14, point 4): when ``hparams.yaml`` and
+``metrics.csv`` are written, overridable ``name``/``version``, how TensorBoard's HParams plugin shows values, and
+dict-like configs (Namespace, nested dicts, OmegaConf) in loggers, checkpoints and datamodules."""
+import csv
+import os
+from argparse import Namespace
+
+import pytest
+import yaml
+
+import ember as em
+from ember.core import nn
+from ember.core.data import DataLoader
+from ember.loggers import CSVLogger, TensorBoardLogger
+
+from trainer_testing import Classifier, make_dataset, quiet_trainer
+
+
+def _yaml(path):
+    with open(path) as fh:
+        return yaml.safe_load(fh)
+
+
+def _csv_rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _hparams_plugin(log_dir):
+    """{name: value} of the HParams plugin's session-start record in the event files of ``log_dir``."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.plugins.hparams import plugin_data_pb2
+    acc = EventAccumulator(log_dir)
+    acc.Reload()
+    content = acc.PluginTagToContent("hparams")["_hparams_/session_start_info"]
+    info = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+    return {name: getattr(value, value.WhichOneof("kind")) for name, value in info.hparams.items()}
+
+
+# --------------------------------------------------------------------------------------------------- CSVLogger
+def test_csv_logger_writes_hparams_yaml_on_every_log_hyperparams(tmp_path):
+    logger = CSVLogger(tmp_path, name="exp", version=0)
+    path = tmp_path / "exp" / "version_0" / "hparams.yaml"
+    logger.log_hyperparams({"lr": 0.1, "optimizer": {"name": "sgd"}})
+    assert _yaml(path) == {"lr": 0.1, "optimizer": {"name": "sgd"}}  # on disk before any save()
+    logger.log_hyperparams(Namespace(batch_size=32, dropout=None))
+    assert _yaml(path) == {"lr": 0.1, "optimizer": {"name": "sgd"}, "batch_size": 32, "dropout": None}
+    assert not os.path.exists(tmp_path / "exp" / "version_0" / "metrics.csv")
+
+
+def test_csv_logger_flushes_metrics_every_flush_logs_every_n_steps(tmp_path):
+    logger = CSVLogger(tmp_path, name="", version=0, flush_logs_every_n_steps=3)
+    path = tmp_path / "version_0" / "metrics.csv"
+    for step in range(2):
+        logger.log_metrics({"loss": float(step)}, step=step)
+    assert not path.exists()
+    logger.log_metrics({"loss": 2.0}, step=2)  # (2 + 1) % 3 == 0: the three rows reach the disk
+    assert _csv_rows(path) == [{"loss": "0.0", "step": "0"}, {"loss": "1.0", "step": "1"},
+                               {"loss": "2.0", "step": "2"}]
+    logger.log_metrics({"loss": 3.0}, step=3)
+    assert len(_csv_rows(path)) == 3
+    logger.finalize("success")
+    assert [row["step"] for row in _csv_rows(path)] == ["0", "1", "2", "3"]
+
+
+def test_csv_logger_without_step_numbers_the_buffered_rows_as_lightning(tmp_path):
+    logger = CSVLogger(tmp_path, name="", version=0, flush_logs_every_n_steps=2)
+    for value in (1.0, 2.0, 3.0):
+        logger.log_metrics({"x": value})
+    logger.save()
+    # step = rows still buffered: 0, 1 (flushed), then 0 again
+    assert [(row["x"], row["step"]) for row in _csv_rows(tmp_path / "version_0" / "metrics.csv")] == [
+        ("1.0", "0"), ("2.0", "1"), ("3.0", "0")]
+
+
+class Bare(em.LightningModule):
+    """No hyperparameters and nothing logged."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.Linear(4, 2)
+
+    def training_step(self, batch, batch_idx):
+        return nn.functional.cross_entropy(self.layer(batch[0]), batch[1])
+
+    def configure_optimizers(self):
+        return em.optim.SGD(self.parameters(), lr=0.1)
+
+
+# --------------------------------------------------------------------------------------------- TensorBoardLogger
+def test_tensorboard_logger_honours_overridden_name_and_version(tmp_path):
+    class Custom(TensorBoardLogger):
+        @property
+        def name(self):
+            return "custom_name"
+
+        @property
+        def version(self):
+            return "custom_version"
+
+    logger = Custom(tmp_path)
+    assert logger.root_dir == os.path.join(str(tmp_path), "custom_name")
+    assert logger.log_dir == os.path.join(str(tmp_path), "custom_name", "custom_version")
+    trainer = quiet_trainer(max_epochs=1, logger=logger, enable_checkpointing=True, log_every_n_steps=1)
+    trainer.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8))
+    run_dir = tmp_path / "custom_name" / "custom_version"
+    assert sorted(os.listdir(run_dir / "checkpoints")) == ["epoch=0-step=2.ckpt"]
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(run_dir))
+    assert sorted(os.listdir(tmp_path)) == ["custom_name"]
+
+
+def test_tensorboard_logger_writes_hparams_yaml_without_hyperparameters(tmp_path):
+    logger = TensorBoardLogger(tmp_path, name="tb", version=0)
+    trainer = quiet_trainer(max_epochs=1, logger=logger, log_every_n_steps=1)
+    class LogsLoss(Bare):
+        def training_step(self, batch, batch_idx):
+            loss = super().training_step(batch, batch_idx)
+            self.log("loss", loss)
+            return loss
+
+    trainer.fit(LogsLoss(), DataLoader(make_dataset(16), batch_size=8))
+    assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path / "tb" / "version_0"))
+    assert _yaml(tmp_path / "tb" / "version_0" / "hparams.yaml") == {}
+
+
+def test_tensorboard_logger_without_anything_logged_still_writes_hparams_yaml_beside_checkpoints(tmp_path):
+    logger = TensorBoardLogger(tmp_path, name="tb", version=0)
+    trainer = quiet_trainer(max_epochs=1, logger=logger, enable_checkpointing=True, log_every_n_steps=50)
+    trainer.fit(Bare(), DataLoader(make_dataset(16), batch_size=8))
+    assert sorted(os.listdir(tmp_path / "tb" / "version_0")) == ["checkpoints", "hparams.yaml"]
+    assert _yaml(tmp_path / "tb" / "version_0" / "hparams.yaml") == {}
+
+
+def test_none_and_other_values_in_tensorboard_hparams_are_shown_as_lightning_shows_them(tmp_path):
+    logger = TensorBoardLogger(tmp_path, name="", version=0)
+    logger.log_hyperparams({"dropout": None, "lr": 0.5, "use_bn": True, "act": "relu", "layers": [1, 2],
+                            "optim": {"name": "sgd", "momentum": None}, "empty": {}})
+    logger.finalize("success")
+    # None (also nested) becomes the string "None", a list its text; nested dicts are flattened with "/" and an
+    # empty one disappears, as Lightning's _flatten_dict and _sanitize_params do
+    assert _hparams_plugin(str(tmp_path / "version_0")) == {
+        "dropout": "None", "lr": 0.5, "use_bn": True, "act": "relu", "layers": "[1, 2]", "optim/name": "sgd",
+        "optim/momentum": "None"}
+    assert _yaml(tmp_path / "version_0" / "hparams.yaml") == {
+        "dropout": None, "lr": 0.5, "use_bn": True, "act": "relu", "layers": [1, 2],
+        "optim": {"name": "sgd", "momentum": None}, "empty": {}}
+
+
+# ---------------------------------------------------------------------------------------- dict-like configs
+def _config():
+    omegaconf = pytest.importorskip("omegaconf")
+    return omegaconf.OmegaConf.create({"model": {"lr": 0.1, "warmup_lr": "${model.lr}", "sizes": [4, 2]},
+                                       "seed": 3})
+
+
+PLAIN = {"model": {"lr": 0.1, "warmup_lr": 0.1, "sizes": [4, 2]}, "seed": 3}
+
+
+def test_omegaconf_config_in_the_loggers(tmp_path):
+    cfg = _config()
+    csv_logger = CSVLogger(tmp_path, name="csv", version=0)
+    csv_logger.log_hyperparams(cfg)
+    assert _yaml(tmp_path / "csv" / "version_0" / "hparams.yaml") == PLAIN  # interpolations resolved
+    tb = TensorBoardLogger(tmp_path, name="tb", version=0)
+    tb.log_hyperparams(cfg)
+    tb.finalize("success")
+    assert _hparams_plugin(str(tmp_path / "tb" / "version_0")) == {
+        "model/lr": 0.1, "model/warmup_lr": 0.1, "model/sizes": "[4, 2]", "seed": 3.0}
+    assert _yaml(tmp_path / "tb" / "version_0" / "hparams.yaml") == PLAIN
+
+
+def test_omegaconf_config_round_trips_through_the_checkpoint_for_module_and_datamodule(tmp_path):
+    cfg = _config()
+
+    class Configured(em.LightningModule):
+        def __init__(self, cfg):
+            super().__init__()
+            self.save_hyperparameters(cfg)
+            self.layer = nn.Linear(4, 2)
+
+        def training_step(self, batch, batch_idx):
+            return nn.functional.cross_entropy(self.layer(batch[0]), batch[1])
+
+        def configure_optimizers(self):
+            return em.optim.SGD(self.parameters(), lr=self.hparams.model["lr"])
+
+    class ConfiguredData(em.LightningDataModule):
+        def __init__(self, data_cfg, batch_size=8):
+            super().__init__()
+            self.save_hyperparameters()
+
+        def train_dataloader(self):
+            return DataLoader(make_dataset(16), batch_size=self.hparams.batch_size)
+
+    model, data = Configured(cfg), ConfiguredData(cfg.model)
+    assert dict(model.hparams) == PLAIN
+    assert dict(data.hparams) == {"data_cfg": PLAIN["model"], "batch_size": 8}
+    logger = CSVLogger(tmp_path, name="", version=0)
+    trainer = quiet_trainer(max_epochs=1, logger=logger)
+    trainer.fit(model, datamodule=data)
+    trainer.save_checkpoint(tmp_path / "c.ckpt")
+    checkpoint = em.load(tmp_path / "c.ckpt")
+    assert checkpoint["hyper_parameters"] == PLAIN and checkpoint["hparams_name"] == "cfg"
+    assert dict(Configured.load_from_checkpoint(tmp_path / "c.ckpt").hparams) == PLAIN
+    assert dict(ConfiguredData.load_from_checkpoint(tmp_path / "c.ckpt").hparams) == {
+        "data_cfg": PLAIN["model"], "batch_size": 8}
+    # the trainer logged module and datamodule hyperparameters together
+    assert _yaml(tmp_path / "version_0" / "hparams.yaml") == {**PLAIN, "data_cfg": PLAIN["model"], "batch_size": 8}
