@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
+from ..core import _filesystem as fs
 from .checkpoint import Checkpoint, _misconfigured
 
 __all__ = ["ModelCheckpoint"]
@@ -42,12 +43,6 @@ def _score_tensor(value, mode: str):
     if np.isnan(arr).any():
         arr = np.full_like(arr, math.inf if mode == "min" else -math.inf)
     return Tensor._make(arr.reshape(()))
-
-
-def _is_local_path(path: str) -> bool:
-    """Whether ``path`` is on the local file system: a plain path or a ``file://`` / ``local://`` URL."""
-    protocol, sep, _ = str(path).partition("://")
-    return not sep or protocol in ("file", "local")
 
 
 class ModelCheckpoint(Checkpoint):
@@ -133,9 +128,8 @@ class ModelCheckpoint(Checkpoint):
         self.best_model_score = None
         self.best_model_path = ""
         self.last_model_path = ""
-        if dirpath and _is_local_path(os.fspath(dirpath)):  # a file:// URL is a local path too
-            dirpath = os.fspath(dirpath).split("://", 1)[-1]
-            dirpath = os.path.realpath(os.path.expanduser(dirpath))
+        if dirpath and not fs.is_remote(dirpath):  # a file:// URL is a local path too
+            dirpath = os.path.realpath(os.path.expanduser(fs.local_path(dirpath)))
         self.dirpath = os.fspath(dirpath) if dirpath else None
         self.filename = filename
         self._init_mode(mode)
@@ -206,18 +200,20 @@ class ModelCheckpoint(Checkpoint):
     def setup(self, trainer, pl_module, stage: str) -> None:
         self._trainer = trainer
         dirpath = trainer.strategy.broadcast(self._resolve_dirpath(trainer))
-        if os.path.isfile(dirpath):
+        if not fs.is_remote(dirpath):
+            dirpath = os.path.realpath(os.path.expanduser(fs.local_path(dirpath)))
+        if fs.isfile(dirpath):
             raise NotADirectoryError(f"ModelCheckpoint: the checkpoint directory {dirpath!r} is an existing file; "
                                      "give `dirpath` a directory")
         self.dirpath = dirpath
-        if self.save_last == "link" and not _is_local_path(dirpath):
+        if self.save_last == "link" and fs.is_remote(dirpath):
             raise ValueError(f"`ModelCheckpoint(save_last='link')` is only supported for local file paths, got "
                              f"`dirpath={dirpath}`.")
-        if trainer.is_global_zero and os.path.isdir(dirpath):  # temp files of saves killed in an earlier run
+        if trainer.is_global_zero and not fs.is_remote(dirpath) and os.path.isdir(dirpath):  # killed saves' temp files
             from ..core.serialization import remove_stale_temp_files
             remove_stale_temp_files(dirpath)
-        if trainer.is_global_zero and stage == "fit" and self.save_top_k != 0 and os.path.isdir(dirpath) and \
-                any(name.endswith(self.FILE_EXTENSION) for name in os.listdir(dirpath)):
+        if trainer.is_global_zero and stage == "fit" and self.save_top_k != 0 and fs.isdir(dirpath) and \
+                any(name.endswith(self.FILE_EXTENSION) for name in fs.listdir(dirpath)):
             warnings.warn(f"Checkpoint directory {dirpath} exists and is not empty.", UserWarning)
 
     def on_train_start(self, trainer, pl_module) -> None:
@@ -503,7 +499,12 @@ class ModelCheckpoint(Checkpoint):
 
     @staticmethod
     def _remove_checkpoint(trainer, filepath: str) -> None:
-        if trainer.is_global_zero and (os.path.isfile(filepath) or os.path.islink(filepath)):
+        if not trainer.is_global_zero:
+            return
+        if fs.is_remote(filepath):
+            if fs.isfile(filepath):
+                fs.remove(filepath)
+        elif os.path.isfile(filepath) or os.path.islink(filepath):
             os.remove(filepath)
 
     def _info(self, message: str, trainer) -> None:
@@ -579,7 +580,7 @@ class ModelCheckpoint(Checkpoint):
 
     def file_exists(self, filepath: str, trainer) -> bool:
         """Whether ``filepath`` exists (rank zero's answer, so all ranks pick the same name)."""
-        return trainer.strategy.broadcast(os.path.exists(filepath))
+        return trainer.strategy.broadcast(fs.exists(filepath))
 
     def to_yaml(self, filepath: Optional[str] = None) -> None:
         """Write ``{path: score}`` of the best ``k`` models to a YAML file (``best_k_models.yaml`` by default)."""

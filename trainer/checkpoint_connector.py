@@ -104,10 +104,11 @@ class CheckpointConnector:
                               "checkpoint will be loaded.")
                 return None
             return max(candidates, key=os.path.getmtime)
-        path = os.fspath(ckpt_path)
-        if os.path.isdir(path):
+        from ..core import _filesystem as fs
+        path = fs.local_path(ckpt_path)  # an fsspec URL (memory://, s3://...) is checked through fsspec
+        if fs.isdir(path):
             raise IsADirectoryError(f"ckpt_path {path!r} is a directory: give the path of a .ckpt file")
-        if not os.path.exists(path):
+        if not fs.exists(path):
             raise FileNotFoundError(f"Checkpoint file not found: {path!r}")
         return path
 

@@ -206,3 +206,68 @@ def test_omegaconf_config_round_trips_through_the_checkpoint_for_module_and_data
         "data_cfg": PLAIN["model"], "batch_size": 8}
     # the trainer logged module and datamodule hyperparameters together
     assert _yaml(tmp_path / "version_0" / "hparams.yaml") == {**PLAIN, "data_cfg": PLAIN["model"], "batch_size": 8}
+
+
+# ------------------------------------------------------------------------------------------------- fsspec URLs
+def test_csv_logger_and_model_checkpoint_write_to_an_fsspec_memory_url(tmp_path):
+    fsspec = pytest.importorskip("fsspec")
+    from ember.callbacks import ModelCheckpoint
+    memory = fsspec.filesystem("memory")
+    memory.rm("/run14", recursive=True) if memory.exists("/run14") else None
+    logger = CSVLogger("memory://run14/logs", name="exp", version=0)
+    logger.log_hyperparams({"lr": 0.1})
+    ckpt = ModelCheckpoint(dirpath="memory://run14/ckpts", save_last=True)
+    assert ckpt.dirpath == "memory://run14/ckpts"
+    trainer = quiet_trainer(max_epochs=2, logger=logger, callbacks=[ckpt], log_every_n_steps=1,
+                            enable_checkpointing=True)
+    trainer.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8))
+    assert sorted(memory.ls("/run14/ckpts", detail=False)) == ["/run14/ckpts/epoch=1-step=4.ckpt",
+                                                              "/run14/ckpts/last.ckpt"]  # epoch 0's file removed
+    # the module's hyperparameters were merged in by the trainer (its lr replaces ours)
+    assert yaml.safe_load(memory.cat_file("/run14/logs/exp/version_0/hparams.yaml")) == {"lr": 0.5, "features": 4}
+    rows = list(csv.DictReader(memory.cat_file("/run14/logs/exp/version_0/metrics.csv").decode().splitlines()))
+    assert [row["step"] for row in rows if row.get("train_loss")] == ["0", "1", "2", "3"]
+    assert em.load(__import__("io").BytesIO(memory.cat_file("/run14/ckpts/last.ckpt")))["global_step"] == 4
+    # resume from the URL
+    again = quiet_trainer(max_epochs=3, logger=False)
+    again.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8), ckpt_path="memory://run14/ckpts/last.ckpt")
+    assert again.global_step == 6
+    memory.rm("/run14", recursive=True)
+
+
+def test_file_urls_are_local_paths_written_atomically(tmp_path):
+    from ember.callbacks import ModelCheckpoint
+    logger = CSVLogger("file://" + str(tmp_path / "logs"), name="", version=0)
+    ckpt = ModelCheckpoint(dirpath="file://" + str(tmp_path / "ckpts"))
+    assert ckpt.dirpath == str(tmp_path / "ckpts")
+    trainer = quiet_trainer(max_epochs=1, logger=logger, callbacks=[ckpt], log_every_n_steps=1,
+                            enable_checkpointing=True)
+    trainer.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8))
+    assert sorted(os.listdir(tmp_path / "ckpts")) == ["epoch=0-step=2.ckpt"]
+    assert sorted(os.listdir(tmp_path / "logs" / "version_0")) == ["hparams.yaml", "metrics.csv"]
+
+
+def test_local_paths_never_import_fsspec(tmp_path):
+    import subprocess
+    import sys
+    code = ("import sys, ember as em\n"
+            "from ember.loggers import CSVLogger\n"
+            "from ember.callbacks import ModelCheckpoint\n"
+            "from ember.core import nn\n"
+            "from ember.core.data import DataLoader, TensorDataset\n"
+            "class M(em.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__(); self.save_hyperparameters(); self.l = nn.Linear(2, 1)\n"
+            "    def training_step(self, b, i):\n"
+            "        loss = self.l(b[0]).pow(2).mean(); self.log('loss', loss); return loss\n"
+            "    def configure_optimizers(self):\n"
+            "        return em.optim.SGD(self.parameters(), lr=0.1)\n"
+            "data = DataLoader(TensorDataset(em.randn(4, 2)), batch_size=2)\n"
+            f"t = em.Trainer(max_epochs=1, logger=CSVLogger({str(tmp_path)!r}), enable_progress_bar=False,\n"
+            f"               callbacks=[ModelCheckpoint(dirpath={str(tmp_path / 'c')!r}, save_last=True)])\n"
+            "t.fit(M(), data)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fsspec', 'omegaconf')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert sorted(os.listdir(tmp_path / "c")) == ["epoch=0-step=2.ckpt", "last.ckpt"]

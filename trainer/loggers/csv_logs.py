@@ -12,13 +12,13 @@ import csv
 import dataclasses
 import io
 import os
-import shutil
 import warnings
 from argparse import Namespace
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Dict, List, Optional, Union
 
+from ...core import _filesystem as fs
 from .logger import Logger, rank_zero_experiment
 
 __all__ = ["CSVLogger", "ExperimentWriter", "save_hparams_to_yaml"]
@@ -42,14 +42,14 @@ class ExperimentWriter:
         self.log_dir = log_dir
         self.metrics_file_path = os.path.join(log_dir, self.NAME_METRICS_FILE)
         self._check_log_dir_exists()
-        os.makedirs(log_dir, exist_ok=True)
+        fs.makedirs(log_dir)
 
     def _check_log_dir_exists(self) -> None:
-        if os.path.isdir(self.log_dir) and os.listdir(self.log_dir):
+        if fs.isdir(self.log_dir) and fs.listdir(self.log_dir):
             warnings.warn(f"Experiment logs directory {self.log_dir} exists and is not empty. Previous log files in "
                           "this directory will be deleted when the new ones are saved!", UserWarning)
-            if os.path.isfile(self.metrics_file_path):
-                os.remove(self.metrics_file_path)
+            if fs.isfile(self.metrics_file_path):
+                fs.remove(self.metrics_file_path)
 
     def log_hparams(self, params: Dict[str, Any]) -> None:
         """Record hyperparameters and write all of them to ``hparams.yaml`` right away (as Lightning 2.x)."""
@@ -73,20 +73,19 @@ class ExperimentWriter:
         new_keys = set().union(*self.metrics) - set(self.metrics_keys)
         if new_keys:
             self.metrics_keys = sorted(set(self.metrics_keys) | new_keys)
-        file_exists = os.path.isfile(self.metrics_file_path)
+        file_exists = fs.isfile(self.metrics_file_path)
 
         def write(tmp):
             if file_exists and not new_keys:
                 # same header: the old content verbatim, then the new rows
-                with open(self.metrics_file_path, "rb") as src:
-                    shutil.copyfileobj(src, tmp)
+                tmp.write(fs.read_bytes(self.metrics_file_path))
                 text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
                 csv.DictWriter(text, fieldnames=self.metrics_keys).writerows(self.metrics)
             else:
                 old_rows = []
                 if file_exists:
-                    with open(self.metrics_file_path, newline="", encoding="utf-8") as src:
-                        old_rows = list(csv.DictReader(src))
+                    old_text = fs.read_bytes(self.metrics_file_path).decode("utf-8")
+                    old_rows = list(csv.DictReader(io.StringIO(old_text, newline="")))
                 text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
                 writer = csv.DictWriter(text, fieldnames=self.metrics_keys)
                 writer.writeheader()
@@ -211,12 +210,12 @@ class CSVLogger(VersionedLogger):
 def next_version(root_dir: str) -> int:
     """One more than the largest ``version_<int>`` directory in ``root_dir`` (0 if there is none)."""
     try:
-        names = os.listdir(root_dir)
+        names = fs.listdir(root_dir) if fs.isdir(root_dir) else []
     except (FileNotFoundError, NotADirectoryError):
         return 0
     versions = []
     for name in names:
-        if name.startswith("version_") and os.path.isdir(os.path.join(root_dir, name)):
+        if name.startswith("version_") and fs.isdir(os.path.join(root_dir, name)):
             suffix = name[len("version_"):]
             if suffix.isdigit():
                 versions.append(int(suffix))
@@ -293,7 +292,6 @@ def save_hparams_to_yaml(path: str, hparams: Union[Dict[str, Any], Namespace]) -
 
 
 def _atomic_write(path: str, write) -> None:
-    """Create ``path``'s directory, then write it with ember's one atomic write (temp file, fsync, rename)."""
-    from ...core.serialization import atomic_write
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    atomic_write(path, write)
+    """Create ``path``'s directory, then write it: locally with ember's one atomic write (temp file, fsync, rename),
+    through fsspec for a URL."""
+    fs.write_file(path, write)
