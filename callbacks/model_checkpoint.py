@@ -52,7 +52,8 @@ class ModelCheckpoint(Checkpoint):
     atomically by ``trainer.save_checkpoint`` (on rank zero only).
 
     Args:
-        dirpath: directory to save the checkpoints to. By default ``<save_dir>/<name>/version_N/checkpoints`` of the
+        dirpath: directory to save the checkpoints to (a local path, or an fsspec URL such as ``memory://ckpts`` or
+            ``s3://bucket/ckpts``, which needs fsspec). By default ``<save_dir>/<name>/version_N/checkpoints`` of the
             first logger (the run's ``trainer.log_dir``), or ``<default_root_dir>/checkpoints`` without a logger.
         filename: checkpoint filename template without the extension, e.g. ``'{epoch}-{val_loss:.2f}'`` gives
             ``epoch=2-val_loss=0.12.ckpt``. Keys may contain dots or slashes; a missing key formats as 0. The
@@ -587,8 +588,8 @@ class ModelCheckpoint(Checkpoint):
         import yaml
         best = {k: _score(v) for k, v in self.best_k_models.items()}
         filepath = filepath or os.path.join(self.dirpath, "best_k_models.yaml")
-        with open(filepath, "w") as fp:
-            yaml.dump(best, fp)
+        text = yaml.safe_dump(best)
+        fs.write_file(filepath, lambda fh: fh.write(text.encode("utf-8")))  # atomic locally, fsspec for a URL
 
     def __repr__(self) -> str:
         return (f"ModelCheckpoint(dirpath={self.dirpath!r}, filename={self.filename!r}, monitor={self.monitor!r}, "

@@ -133,3 +133,14 @@ def test_save_last_link_needs_a_local_directory(tmp_path):
     assert os.path.islink(tmp_path / "b" / "last.ckpt")
     with pytest.raises(ValueError, match="save_last='copy'"):
         ModelCheckpoint(save_last="copy")
+
+
+def test_to_yaml_writes_the_best_k_scores(tmp_path):
+    import yaml
+    ckpt = ModelCheckpoint(dirpath=tmp_path, monitor="val_loss", save_top_k=2)
+    trainer = make_trainer(tmp_path, max_epochs=2, callbacks=[ckpt])
+    trainer.fit(Scripted([0.5, 0.25]), loader(), loader(seed=1))
+    ckpt.to_yaml()
+    with open(tmp_path / "best_k_models.yaml") as fh:
+        assert yaml.safe_load(fh) == {str(tmp_path / "epoch=0-step=4.ckpt"): 0.5,
+                                      str(tmp_path / "epoch=1-step=8.ckpt"): 0.25}

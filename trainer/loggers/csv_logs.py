@@ -135,7 +135,7 @@ class CSVLogger(VersionedLogger):
     the wider header, keeping the earlier rows). Hyperparameters go to ``hparams.yaml`` beside it.
 
     Args:
-        save_dir: the root directory.
+        save_dir: the root directory: a local path, or an fsspec URL (``memory://``, ``s3://``...; needs fsspec).
         name: the experiment name (a sub-directory of ``save_dir``); empty for none.
         version: the run version: an int gives ``version_<int>``, a string is used as is; ``None`` takes the next
             free ``version_N``.
