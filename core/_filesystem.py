@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import List
 
-__all__ = ["is_remote", "local_path", "exists", "isfile", "isdir", "listdir", "makedirs", "remove", "read_bytes",
-           "write_file"]
+__all__ = ["is_remote", "local_path", "exists", "isfile", "isdir", "listdir", "getmtime", "makedirs", "remove",
+           "read_bytes", "write_file"]
 
 _LOCAL_PROTOCOLS = ("file", "local")
 
@@ -69,6 +69,17 @@ def listdir(path) -> List[str]:
         return os.listdir(local_path(path))
     fs, inner = _fs(path)
     return [entry.rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(inner, detail=False)]
+
+
+def getmtime(path) -> float:
+    """The modification time of ``path`` in seconds since the epoch (0.0 where the remote system keeps none)."""
+    if not is_remote(path):
+        return os.path.getmtime(local_path(path))
+    fs, inner = _fs(path)
+    try:
+        return fs.modified(inner).timestamp()
+    except (NotImplementedError, AttributeError, KeyError):
+        return 0.0
 
 
 def makedirs(path) -> None:

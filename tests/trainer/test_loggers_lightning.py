@@ -232,6 +232,11 @@ def test_csv_logger_and_model_checkpoint_write_to_an_fsspec_memory_url(tmp_path)
     again = quiet_trainer(max_epochs=3, logger=False)
     again.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8), ckpt_path="memory://run14/ckpts/last.ckpt")
     assert again.global_step == 6
+    # ckpt_path="last" finds last.ckpt in a URL dirpath too
+    third = quiet_trainer(max_epochs=3, logger=False, enable_checkpointing=True,
+                          callbacks=[ModelCheckpoint(dirpath="memory://run14/ckpts", save_last=True)])
+    third.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8), ckpt_path="last")
+    assert third.global_step == 6 and third.ckpt_path == "memory://run14/ckpts/last.ckpt"
     memory.rm("/run14", recursive=True)
 
 
