@@ -276,3 +276,21 @@ def test_local_paths_never_import_fsspec(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
     assert sorted(os.listdir(tmp_path / "c")) == ["epoch=0-step=2.ckpt", "last.ckpt"]
+
+
+def test_tensorboard_logger_writes_to_an_fsspec_memory_url(tmp_path):
+    fsspec = pytest.importorskip("fsspec")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    memory = fsspec.filesystem("memory")
+    logger = TensorBoardLogger("memory://tb14", name="exp", version=0)
+    trainer = quiet_trainer(max_epochs=1, logger=logger, log_every_n_steps=1)
+    trainer.fit(Classifier(), DataLoader(make_dataset(16), batch_size=8))
+    names = sorted(p.rsplit("/", 1)[-1] for p in memory.ls("/tb14/exp/version_0", detail=False))
+    assert names[-1] == "hparams.yaml" and len(names) == 2 and names[0].startswith("events.out.tfevents")
+    assert yaml.safe_load(memory.cat_file("/tb14/exp/version_0/hparams.yaml")) == {"features": 4, "lr": 0.5}
+    (tmp_path / names[0]).write_bytes(memory.cat_file("/tb14/exp/version_0/" + names[0]))
+    events = EventAccumulator(str(tmp_path))
+    events.Reload()
+    assert [e.step for e in events.Scalars("train_loss")] == [0, 1]
+    memory.rm("/tb14", recursive=True)
+    assert not os.path.exists("memory:")  # nothing was written to a local folder named after the URL
