@@ -13,6 +13,7 @@ from typing import Any, Dict, Optional, Union
 import numpy as np
 
 from ..trainer.states import TrainerFn
+from ..core import _filesystem as fs
 from .checkpoint import Checkpoint, _misconfigured
 
 __all__ = ["ModelCheckpoint"]
@@ -52,7 +53,8 @@ class ModelCheckpoint(Checkpoint):
     atomically by ``trainer.save_checkpoint`` (on rank zero only).
 
     Args:
-        dirpath: directory to save the checkpoints to. By default ``<save_dir>/<name>/version_N/checkpoints`` of the
+        dirpath: directory to save the checkpoints to (a local path, or an fsspec URL such as ``memory://ckpts`` or
+            ``s3://bucket/ckpts``, which needs fsspec). By default ``<save_dir>/<name>/version_N/checkpoints`` of the
             first logger (the run's ``trainer.log_dir``), or ``<default_root_dir>/checkpoints`` without a logger.
         filename: checkpoint filename template without the extension, e.g. ``'{epoch}-{val_loss:.2f}'`` gives
             ``epoch=2-val_loss=0.12.ckpt``. Keys may contain dots or slashes; a missing key formats as 0. The
@@ -60,10 +62,13 @@ class ModelCheckpoint(Checkpoint):
         monitor: the logged quantity to monitor. ``None`` keeps only the latest checkpoint.
         verbose: log a line for each decision.
         save_last: also save ``last.ckpt`` whenever a checkpoint is saved (``True``), or make it a symbolic link to
-            the latest checkpoint (``"link"``).
+            the latest checkpoint (``"link"``, local directories only). As in Lightning 2.6, an epoch end writes it
+            only when a checkpoint was saved at that step; if nothing was saved during the whole run, it is written
+            once when training ends.
         save_top_k: keep the ``k`` best models by ``monitor``; ``-1`` keeps all, ``0`` saves none (except
             ``last.ckpt``). A value other than -1, 0 or 1 needs a ``monitor``.
-        save_on_exception: also save a checkpoint (``exception-...``) when training raises.
+        save_on_exception: when training raises, save a checkpoint under the normal file name and update
+            ``last.ckpt`` (not under ``fast_dev_run``, not twice for the same step).
         save_weights_only: save only the model weights (no optimizer, loop or callback state).
         mode: ``"min"`` or ``"max"``: whether a lower or a higher ``monitor`` is better.
         auto_insert_metric_name: turn ``{epoch}`` into ``epoch={epoch}`` in ``filename``.
@@ -89,7 +94,6 @@ class ModelCheckpoint(Checkpoint):
     CHECKPOINT_JOIN_CHAR = "-"
     CHECKPOINT_EQUALS_CHAR = "="
     CHECKPOINT_NAME_LAST = "last"
-    CHECKPOINT_NAME_EXCEPTION = "exception"
     FILE_EXTENSION = ".ckpt"
     STARTING_VERSION = 1
 
@@ -126,7 +130,9 @@ class ModelCheckpoint(Checkpoint):
         self.best_model_score = None
         self.best_model_path = ""
         self.last_model_path = ""
-        self.dirpath = os.path.realpath(os.path.expanduser(os.fspath(dirpath))) if dirpath else None
+        if dirpath and not fs.is_remote(dirpath):  # a file:// URL is a local path too
+            dirpath = os.path.realpath(os.path.expanduser(fs.local_path(dirpath)))
+        self.dirpath = os.fspath(dirpath) if dirpath else None
         self.filename = filename
         self._init_mode(mode)
         self._init_triggers(every_n_train_steps, every_n_epochs, train_time_interval)
@@ -196,15 +202,20 @@ class ModelCheckpoint(Checkpoint):
     def setup(self, trainer, pl_module, stage: str) -> None:
         self._trainer = trainer
         dirpath = trainer.strategy.broadcast(self._resolve_dirpath(trainer))
-        if os.path.isfile(dirpath):
+        if not fs.is_remote(dirpath):
+            dirpath = os.path.realpath(os.path.expanduser(fs.local_path(dirpath)))
+        if fs.isfile(dirpath):
             raise NotADirectoryError(f"ModelCheckpoint: the checkpoint directory {dirpath!r} is an existing file; "
                                      "give `dirpath` a directory")
         self.dirpath = dirpath
-        if trainer.is_global_zero and os.path.isdir(dirpath):  # temp files of saves killed in an earlier run
+        if self.save_last == "link" and fs.is_remote(dirpath):
+            raise ValueError(f"`ModelCheckpoint(save_last='link')` is only supported for local file paths, got "
+                             f"`dirpath={dirpath}`.")
+        if trainer.is_global_zero and not fs.is_remote(dirpath) and os.path.isdir(dirpath):  # killed saves' temp files
             from ..core.serialization import remove_stale_temp_files
             remove_stale_temp_files(dirpath)
-        if trainer.is_global_zero and stage == TrainerFn.FITTING and self.save_top_k != 0 and \
-                os.path.isdir(dirpath) and any(name.endswith(self.FILE_EXTENSION) for name in os.listdir(dirpath)):
+        if trainer.is_global_zero and stage == TrainerFn.FITTING and self.save_top_k != 0 and fs.isdir(dirpath) and \
+                any(name.endswith(self.FILE_EXTENSION) for name in fs.listdir(dirpath)):
             warnings.warn(f"Checkpoint directory {dirpath} exists and is not empty.", UserWarning)
 
     def on_train_start(self, trainer, pl_module) -> None:
@@ -236,7 +247,7 @@ class ModelCheckpoint(Checkpoint):
             candidates = self._monitor_candidates(trainer)
             if self._every_n_epochs >= 1 and (trainer.current_epoch + 1) % self._every_n_epochs == 0:
                 self._save_topk_checkpoint(trainer, candidates, at_epoch_end=True)
-            self._save_last_checkpoint(trainer, candidates)
+            self._save_last_after_topk(trainer, candidates)
 
     def on_validation_end(self, trainer, pl_module) -> None:
         """Save after validation (when validation runs several times per epoch or every few epochs)."""
@@ -247,18 +258,28 @@ class ModelCheckpoint(Checkpoint):
             candidates = self._monitor_candidates(trainer)
             if self._every_n_epochs >= 1 and (trainer.current_epoch + 1) % self._every_n_epochs == 0:
                 self._save_topk_checkpoint(trainer, candidates, at_epoch_end=True)
-            self._save_last_checkpoint(trainer, candidates)
+            self._save_last_after_topk(trainer, candidates)
 
     def on_exception(self, trainer, pl_module, exception: BaseException) -> None:
-        """With ``save_on_exception=True``, save ``exception-<filename>.ckpt`` so the run can be resumed."""
-        if not self.save_on_exception or trainer.lightning_module is None or self.dirpath is None or \
-                trainer.state.fn is None or trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking:
+        """With ``save_on_exception=True``, save a checkpoint under the normal file name and update ``last.ckpt``.
+
+        As in Lightning 2.5.3+: never under ``fast_dev_run`` or during the sanity check, and not when this global
+        step was already saved (the latest file already holds this state).
+        """
+        if not self._should_save_on_exception(trainer) or trainer.lightning_module is None or self.dirpath is None:
             return
         candidates = self._monitor_candidates(trainer)
-        name = self._format_checkpoint_name(self.filename, candidates, self.auto_insert_metric_name)
-        filepath = os.path.join(self.dirpath, self.CHECKPOINT_JOIN_CHAR.join((self.CHECKPOINT_NAME_EXCEPTION, name))
-                                + self.FILE_EXTENSION)
-        trainer.save_checkpoint(filepath, self.save_weights_only)
+        filepath = self.format_checkpoint_name(candidates)
+        self._save_checkpoint(trainer, filepath)
+        self._save_last_checkpoint(trainer, candidates)
+        self._info(f"An {type(exception).__name__} was raised with message: {exception}, saved checkpoint to "
+                   f"{filepath}", trainer)
+
+    def on_train_end(self, trainer, pl_module) -> None:
+        """``save_last`` with no checkpoint saved during the whole run (e.g. no validation with
+        ``save_on_train_epoch_end=False``, or ``save_top_k=0``): write ``last.ckpt`` once now (Lightning 2.6)."""
+        if self.save_last and not self._last_checkpoint_saved and not trainer.fast_dev_run:
+            self._save_last_checkpoint(trainer, self._monitor_candidates(trainer))
 
     # ------------------------------------------------------------------------------------------------ state
     def state_dict(self) -> Dict[str, Any]:
@@ -295,6 +316,17 @@ class ModelCheckpoint(Checkpoint):
     def _should_skip_saving_checkpoint(self, trainer) -> bool:
         return (bool(trainer.fast_dev_run) or trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking
                 or self._last_global_step_saved == trainer.global_step)
+
+    def _should_save_on_exception(self, trainer) -> bool:
+        return (self.save_on_exception and not trainer.fast_dev_run and not trainer.sanity_checking
+                and self._last_global_step_saved != trainer.global_step)
+
+    def _save_last_after_topk(self, trainer, candidates: Dict[str, Any]) -> None:
+        """At an epoch end, ``last.ckpt`` follows a checkpoint saved at this very step (Lightning 2.6: it is the copy
+        of, or the link to, the latest checkpoint, never a file of its own); a link is refreshed whenever one exists."""
+        if self._last_global_step_saved == trainer.global_step or (self.save_last == "link"
+                                                                   and self._last_checkpoint_saved):
+            self._save_last_checkpoint(trainer, candidates)
 
     def _should_save_on_train_epoch_end(self, trainer) -> bool:
         if self._save_on_train_epoch_end is not None:
@@ -429,7 +461,8 @@ class ModelCheckpoint(Checkpoint):
 
     @staticmethod
     def _link_checkpoint(trainer, filepath: str, linkpath: str) -> None:
-        if trainer.is_global_zero:
+        # a link onto itself (save_top_k=-1 names the latest file "last") would be a symlink loop
+        if trainer.is_global_zero and os.path.abspath(filepath) != os.path.abspath(linkpath):
             if os.path.islink(linkpath) or os.path.isfile(linkpath):
                 os.remove(linkpath)
             elif os.path.isdir(linkpath):
@@ -468,7 +501,12 @@ class ModelCheckpoint(Checkpoint):
 
     @staticmethod
     def _remove_checkpoint(trainer, filepath: str) -> None:
-        if trainer.is_global_zero and (os.path.isfile(filepath) or os.path.islink(filepath)):
+        if not trainer.is_global_zero:
+            return
+        if fs.is_remote(filepath):
+            if fs.isfile(filepath):
+                fs.remove(filepath)
+        elif os.path.isfile(filepath) or os.path.islink(filepath):
             os.remove(filepath)
 
     def _info(self, message: str, trainer) -> None:
@@ -544,15 +582,15 @@ class ModelCheckpoint(Checkpoint):
 
     def file_exists(self, filepath: str, trainer) -> bool:
         """Whether ``filepath`` exists (rank zero's answer, so all ranks pick the same name)."""
-        return trainer.strategy.broadcast(os.path.exists(filepath))
+        return trainer.strategy.broadcast(fs.exists(filepath))
 
     def to_yaml(self, filepath: Optional[str] = None) -> None:
         """Write ``{path: score}`` of the best ``k`` models to a YAML file (``best_k_models.yaml`` by default)."""
         import yaml
         best = {k: _score(v) for k, v in self.best_k_models.items()}
         filepath = filepath or os.path.join(self.dirpath, "best_k_models.yaml")
-        from ..core.serialization import atomic_write
-        atomic_write(filepath, lambda fh: fh.write(yaml.dump(best).encode("utf-8")))
+        text = yaml.safe_dump(best)
+        fs.write_file(filepath, lambda fh: fh.write(text.encode("utf-8")))  # atomic locally, fsspec for a URL
 
     def __repr__(self) -> str:
         return (f"ModelCheckpoint(dirpath={self.dirpath!r}, filename={self.filename!r}, monitor={self.monitor!r}, "

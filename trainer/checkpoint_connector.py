@@ -91,23 +91,31 @@ class CheckpointConnector:
                                  "save the best model (no best checkpoint has been saved yet).")
             return cb.best_model_path
         if ckpt_path == "last":
+            import fnmatch
+
+            from ..core import _filesystem as fs
             candidates = []
             for cb in trainer.checkpoint_callbacks:
                 if getattr(cb, "last_model_path", ""):
                     candidates.append(cb.last_model_path)
                 dirpath = getattr(cb, "_resolve_dirpath", lambda: getattr(cb, "dirpath", None))()
-                if dirpath:
-                    candidates.extend(glob.glob(os.path.join(dirpath, "last*.ckpt")))
-            candidates = [c for c in candidates if os.path.isfile(c)]
+                if dirpath and fs.is_remote(dirpath):
+                    if fs.isdir(dirpath):
+                        candidates.extend(os.path.join(dirpath, name) for name in fs.listdir(dirpath)
+                                          if fnmatch.fnmatch(name, "last*.ckpt"))
+                elif dirpath:
+                    candidates.extend(glob.glob(os.path.join(fs.local_path(dirpath), "last*.ckpt")))
+            candidates = [c for c in candidates if fs.isfile(c)]
             if not candidates:
                 warnings.warn(f'.{fn.value}(ckpt_path="last") is set, but there is no last checkpoint available. No '
                               "checkpoint will be loaded.")
                 return None
-            return max(candidates, key=os.path.getmtime)
-        path = os.fspath(ckpt_path)
-        if os.path.isdir(path):
+            return max(candidates, key=fs.getmtime)
+        from ..core import _filesystem as fs
+        path = fs.local_path(ckpt_path)  # an fsspec URL (memory://, s3://...) is checked through fsspec
+        if fs.isdir(path):
             raise IsADirectoryError(f"ckpt_path {path!r} is a directory: give the path of a .ckpt file")
-        if not os.path.exists(path):
+        if not fs.exists(path):
             raise FileNotFoundError(f"Checkpoint file not found: {path!r}")
         return path
 

@@ -20,8 +20,12 @@ class CheckpointError(RuntimeError):
 
 def save_checkpoint(checkpoint: Dict[str, Any], filepath) -> None:
     """Write ``checkpoint`` to ``filepath`` atomically, creating the parent directory."""
+    from ..core import _filesystem as fs
     from ..core.serialization import save
-    path = os.fspath(filepath)
+    if fs.is_remote(filepath):  # an fsspec URL: the whole file is built in memory, then stored in one call
+        fs.write_file(filepath, lambda fh: save(checkpoint, fh))
+        return
+    path = fs.local_path(filepath)
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot save the checkpoint to {path!r}: it is a directory; give a file path such "
                                 "as 'checkpoints/last.ckpt'")
@@ -44,11 +48,15 @@ def save_checkpoint(checkpoint: Dict[str, Any], filepath) -> None:
 
 def load_checkpoint(filepath, map_location=None) -> Dict[str, Any]:
     """Read a checkpoint; refuses pickles, foreign files and truncated files with a clear error."""
+    import io
+
+    from ..core import _filesystem as fs
     from ..core.serialization import load
-    path = os.fspath(filepath)
-    if not os.path.exists(path):
+    path = fs.local_path(filepath)
+    if not fs.exists(path):
         raise FileNotFoundError(f"Checkpoint file not found: {path!r}")
-    checkpoint = load(path, map_location=map_location)
+    source = io.BytesIO(fs.read_bytes(path)) if fs.is_remote(path) else path
+    checkpoint = load(source, map_location=map_location)
     if not isinstance(checkpoint, dict) or "state_dict" not in checkpoint:
         raise CheckpointError(f"{path!r} is an ember file but not a checkpoint (it has no 'state_dict'); it was "
                               "probably written with em.save rather than Trainer.save_checkpoint")

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import copy
 import inspect
+from argparse import Namespace
+from collections.abc import Mapping
 from typing import Any, Iterable, Optional
 
 from . import saving
@@ -59,6 +61,31 @@ def _init_args_of(start, obj) -> Optional[dict]:
     return merged if found else None
 
 
+def _is_omegaconf(value) -> bool:
+    return type(value).__module__.startswith("omegaconf")  # no import of omegaconf (optional) unless it is in use
+
+
+def _plain_value(value):
+    """An OmegaConf container as plain dicts and lists (interpolations resolved); anything else unchanged."""
+    if _is_omegaconf(value):
+        from omegaconf import OmegaConf
+        return OmegaConf.to_container(value, resolve=True)
+    return value
+
+
+def plain_config(config) -> dict:
+    """A dict-like config as a plain ``dict``: a mapping, an ``argparse.Namespace`` or another object's attributes
+    (nested Namespaces stay Namespaces) or an OmegaConf ``DictConfig`` (resolved into plain dicts and lists, so it
+    can be saved as JSON and YAML)."""
+    if _is_omegaconf(config):
+        return dict(_plain_value(config))
+    if isinstance(config, Mapping):
+        return {k: _plain_value(v) for k, v in config.items()}
+    if isinstance(config, Namespace) or hasattr(config, "__dict__"):
+        return {k: _plain_value(v) for k, v in vars(config).items()}
+    raise TypeError(f"expected a dict, an argparse.Namespace or an OmegaConf DictConfig, got {type(config).__name__}")
+
+
 class HyperparametersMixin:
     """Adds ``save_hyperparameters()``, ``hparams`` and ``hparams_initial``, and Lightning's checkpoint key names
     (``CHECKPOINT_HYPER_PARAMS_KEY``, ...)."""
@@ -83,7 +110,7 @@ class HyperparametersMixin:
         ignore = [ignore] if isinstance(ignore, str) else list(ignore or [])
         if len(args) == 1 and not isinstance(args[0], str):
             value = args[0]
-            hp = dict(vars(value)) if hasattr(value, "__dict__") and not isinstance(value, dict) else dict(value)
+            hp = plain_config(value)
             # the __init__ argument that holds this config: load_from_checkpoint passes the config back through it
             init_args = _init_args_of(frame or inspect.currentframe().f_back, self) or {}
             names = [k for k, v in init_args.items() if v is value]
@@ -102,7 +129,7 @@ class HyperparametersMixin:
             else:
                 hp = init_args
             self._hparams_name = "kwargs" if hp else None
-        hp = {k: v for k, v in hp.items() if k not in ignore and not k.startswith("__")}
+        hp = {k: _plain_value(v) for k, v in hp.items() if k not in ignore and not k.startswith("__")}
         self._set_hparams(hp)
         self._hparams_initial = copy.deepcopy(self._hparams)
 

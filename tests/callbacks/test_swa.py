@@ -145,7 +145,7 @@ def test_resume_in_the_middle_of_the_averaging_is_exact(tmp_path):
     def run(ckpt_path=None, crash=False, max_epochs=5):
         em.seed_everything(0)
         callbacks = [StochasticWeightAveraging(swa_lrs=0.05, swa_epoch_start=2, annealing_epochs=2),
-                     ModelCheckpoint(dirpath=tmp_path, save_last=True, save_top_k=0)]
+                     ModelCheckpoint(dirpath=tmp_path, save_last=True, save_top_k=1)]
         if crash:
             def stop(trainer, module):
                 if trainer.current_epoch == 3:

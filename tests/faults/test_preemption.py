@@ -38,7 +38,7 @@ def test_sigterm_during_fit_saves_loadable_checkpoints_and_exits_143(tmp_path):
     proc = _run("sigterm", tmp_path)
     assert proc.returncode == 143, proc.stderr[-3000:]
     assert proc.stdout.splitlines() == ["on_exception SIGTERMException rank 0 step 4"]  # batch 3 finished, then stop
-    for name in ("on_exception.ckpt", "exception-epoch=0-step=4.ckpt"):
+    for name in ("on_exception.ckpt", "epoch=0-step=4.ckpt"):
         ckpt = em.load(tmp_path / name)
         assert ckpt["global_step"] == 4 and ckpt["loops"]["fit_loop"]["epoch_loop"]["batch_progress"][
             "current"]["completed"] == 4

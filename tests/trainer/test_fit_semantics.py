@@ -455,7 +455,7 @@ def test_resuming_from_the_end_of_fit_last_checkpoint_continues_the_counters(tmp
         model = Classifier()
         trainer = quiet_trainer(enable_checkpointing=True, num_sanity_val_steps=0, log_every_n_steps=1,
                                 logger=logger, default_root_dir=str(tmp_path / root),
-                                callbacks=[ModelCheckpoint(dirpath=tmp_path / root, save_last=True, save_top_k=0,
+                                callbacks=[ModelCheckpoint(dirpath=tmp_path / root, save_last=True, save_top_k=1,
                                                            **checkpoint)], **flags)
         trainer.fit(model, DataLoader(make_dataset(24), batch_size=8, shuffle=True),
                     DataLoader(make_dataset(8), batch_size=8), ckpt_path=ckpt_path)

@@ -113,7 +113,7 @@ def assert_identical(a, b):
 def reference(tmp_path_factory):
     """The uninterrupted run."""
     tmp = tmp_path_factory.mktemp("reference")
-    trainer, model = run(tmp, ModelCheckpoint(dirpath=tmp, save_top_k=0, save_last=True))
+    trainer, model = run(tmp, ModelCheckpoint(dirpath=tmp, save_top_k=1, save_last=True))
     assert trainer.global_step == 12
     return snapshot(trainer, model)
 
@@ -146,13 +146,13 @@ def test_mid_epoch_resume_from_a_step_checkpoint(tmp_path, reference):
 def test_resume_at_an_epoch_boundary(tmp_path, reference):
     # FAILS until checkpoint_connector.restore_training_state stops restoring the epoch accumulators of a checkpoint
     # taken at the end of an epoch (see the helper's report): loss_epoch of the next epoch then mixes in the old one
-    ckpt = ModelCheckpoint(dirpath=tmp_path, save_top_k=0, save_last=True)  # saves at each epoch end
+    ckpt = ModelCheckpoint(dirpath=tmp_path, save_top_k=1, save_last=True)  # saves at each epoch end
     with pytest.raises(RuntimeError, match="simulated crash"):
         run(tmp_path, ckpt, extra=[Crash(epoch=2)])
     saved = em.load(tmp_path / "last.ckpt")
     assert saved["global_step"] == 8 and saved["epoch"] == 1
     starts = EpochStarts()
-    ckpt = ModelCheckpoint(dirpath=tmp_path, save_top_k=0, save_last=True)
+    ckpt = ModelCheckpoint(dirpath=tmp_path, save_top_k=1, save_last=True)
     trainer, model = run(tmp_path, ckpt, extra=[starts], ckpt_path="last", seed=5)
     assert starts.epochs == [2]
     assert_identical(snapshot(trainer, model), reference)

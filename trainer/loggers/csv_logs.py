@@ -9,14 +9,16 @@ The helpers at the bottom (versioned run directories, hyperparameter flattening,
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import os
-import shutil
 import warnings
 from argparse import Namespace
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any, Dict, List, Optional, Union
 
+from ...core import _filesystem as fs
 from .logger import Logger, rank_zero_experiment
 
 __all__ = ["CSVLogger", "ExperimentWriter", "save_hparams_to_yaml"]
@@ -40,18 +42,19 @@ class ExperimentWriter:
         self.log_dir = log_dir
         self.metrics_file_path = os.path.join(log_dir, self.NAME_METRICS_FILE)
         self._check_log_dir_exists()
-        os.makedirs(log_dir, exist_ok=True)
+        fs.makedirs(log_dir)
 
     def _check_log_dir_exists(self) -> None:
-        if os.path.isdir(self.log_dir) and os.listdir(self.log_dir):
+        if fs.isdir(self.log_dir) and fs.listdir(self.log_dir):
             warnings.warn(f"Experiment logs directory {self.log_dir} exists and is not empty. Previous log files in "
                           "this directory will be deleted when the new ones are saved!", UserWarning)
-            if os.path.isfile(self.metrics_file_path):
-                os.remove(self.metrics_file_path)
+            if fs.isfile(self.metrics_file_path):
+                fs.remove(self.metrics_file_path)
 
     def log_hparams(self, params: Dict[str, Any]) -> None:
-        """Record hyperparameters (written to ``hparams.yaml`` by :meth:`save`)."""
+        """Record hyperparameters and write all of them to ``hparams.yaml`` right away (as Lightning 2.x)."""
         self.hparams.update(params)
+        save_hparams_to_yaml(os.path.join(self.log_dir, self.NAME_HPARAMS_FILE), self.hparams)
 
     def log_metrics(self, metrics_dict: Dict[str, Any], step: Optional[int] = None) -> None:
         """Buffer one row: the metrics plus ``step`` (the row number when ``step`` is None)."""
@@ -70,20 +73,19 @@ class ExperimentWriter:
         new_keys = set().union(*self.metrics) - set(self.metrics_keys)
         if new_keys:
             self.metrics_keys = sorted(set(self.metrics_keys) | new_keys)
-        file_exists = os.path.isfile(self.metrics_file_path)
+        file_exists = fs.isfile(self.metrics_file_path)
 
         def write(tmp):
             if file_exists and not new_keys:
                 # same header: the old content verbatim, then the new rows
-                with open(self.metrics_file_path, "rb") as src:
-                    shutil.copyfileobj(src, tmp)
+                tmp.write(fs.read_bytes(self.metrics_file_path))
                 text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
                 csv.DictWriter(text, fieldnames=self.metrics_keys).writerows(self.metrics)
             else:
                 old_rows = []
                 if file_exists:
-                    with open(self.metrics_file_path, newline="", encoding="utf-8") as src:
-                        old_rows = list(csv.DictReader(src))
+                    old_text = fs.read_bytes(self.metrics_file_path).decode("utf-8")
+                    old_rows = list(csv.DictReader(io.StringIO(old_text, newline="")))
                 text = io.TextIOWrapper(tmp, encoding="utf-8", newline="")
                 writer = csv.DictWriter(text, fieldnames=self.metrics_keys)
                 writer.writeheader()
@@ -119,8 +121,10 @@ class VersionedLogger(Logger):
 
     @property
     def root_dir(self) -> str:
-        """``save_dir/name``: where the versions live."""
-        return os.path.join(self._save_dir, self._name) if self._name else self._save_dir
+        """``save_dir/name``: where the versions live (``name`` is read through the property, so a subclass may
+        override it)."""
+        name = self.name
+        return os.path.join(self._save_dir, name) if name else self._save_dir
 
 
 class CSVLogger(VersionedLogger):
@@ -131,7 +135,7 @@ class CSVLogger(VersionedLogger):
     the wider header, keeping the earlier rows). Hyperparameters go to ``hparams.yaml`` beside it.
 
     Args:
-        save_dir: the root directory.
+        save_dir: the root directory: a local path, or an fsspec URL (``memory://``, ``s3://``...; needs fsspec).
         name: the experiment name (a sub-directory of ``save_dir``); empty for none.
         version: the run version: an int gives ``version_<int>``, a string is used as is; ``None`` takes the next
             free ``version_N``.
@@ -177,14 +181,17 @@ class CSVLogger(VersionedLogger):
 
     def log_hyperparams(self, params: Union[Dict[str, Any], Namespace, None] = None, *args: Any,
                         **kwargs: Any) -> None:
-        """Record hyperparameters; they are written to ``hparams.yaml`` on :meth:`save`."""
+        """Record hyperparameters (a dict, a ``Namespace`` or an OmegaConf ``DictConfig``) and write
+        ``hparams.yaml``."""
         self.experiment.log_hparams(convert_params(params))
 
     def log_metrics(self, metrics: Dict[str, float], step: Optional[int] = None) -> None:
         """Buffer one row of metrics at ``step``; rows reach the disk every ``flush_logs_every_n_steps`` steps."""
         metrics = add_prefix(metrics, self._prefix, self.LOGGER_JOIN_CHAR)
+        if step is None:  # Lightning counts the rows still buffered
+            step = len(self.experiment.metrics)
         self.experiment.log_metrics(metrics, step)
-        if step is not None and (step + 1) % self._flush_logs_every_n_steps == 0:
+        if (step + 1) % self._flush_logs_every_n_steps == 0:
             self.save()
 
     def save(self) -> None:
@@ -203,12 +210,12 @@ class CSVLogger(VersionedLogger):
 def next_version(root_dir: str) -> int:
     """One more than the largest ``version_<int>`` directory in ``root_dir`` (0 if there is none)."""
     try:
-        names = os.listdir(root_dir)
+        names = fs.listdir(root_dir) if fs.isdir(root_dir) else []
     except (FileNotFoundError, NotADirectoryError):
         return 0
     versions = []
     for name in names:
-        if name.startswith("version_") and os.path.isdir(os.path.join(root_dir, name)):
+        if name.startswith("version_") and fs.isdir(os.path.join(root_dir, name)):
             suffix = name[len("version_"):]
             if suffix.isdigit():
                 versions.append(int(suffix))
@@ -223,24 +230,28 @@ def add_prefix(metrics: Dict[str, Any], prefix: str, separator: str) -> Dict[str
 
 
 def convert_params(params) -> Dict[str, Any]:
-    """Hyperparameters as a plain dict (a ``Namespace`` or ``None`` is accepted)."""
+    """Hyperparameters as a plain dict: a mapping (an OmegaConf ``DictConfig`` is resolved into plain dicts and
+    lists), a ``Namespace`` or ``None``."""
+    from ..hparams import plain_config
     if params is None:
         return {}
-    if isinstance(params, Namespace):
-        return dict(vars(params))
-    if isinstance(params, dict):
-        return dict(params)
-    raise TypeError(f"log_hyperparams expects a dict or an argparse.Namespace, got {type(params).__name__}")
+    if isinstance(params, Namespace) or isinstance(params, Mapping):
+        return plain_config(params)
+    raise TypeError(f"log_hyperparams expects a dict, an argparse.Namespace or an OmegaConf DictConfig, got "
+                    f"{type(params).__name__}")
 
 
 def flatten_dict(params: Dict[str, Any], delimiter: str = "/", parent_key: str = "") -> Dict[str, Any]:
-    """``{"a": {"b": 1}}`` -> ``{"a/b": 1}`` (namespaces count as dicts)."""
+    """``{"a": {"b": 1}}`` -> ``{"a/b": 1}`` (namespaces and dataclass instances count as dicts; as in Lightning, an
+    empty nested dict leaves no key)."""
     out: Dict[str, Any] = {}
     for key, value in params.items():
         name = f"{parent_key}{delimiter}{key}" if parent_key else str(key)
-        if isinstance(value, Namespace):
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            value = dataclasses.asdict(value)
+        elif isinstance(value, Namespace):
             value = vars(value)
-        if isinstance(value, dict) and value:
+        if isinstance(value, Mapping):
             out.update(flatten_dict(value, delimiter, name))
         else:
             out[name] = value
@@ -258,7 +269,7 @@ def _yaml_safe(value):
         return value.item()
     if isinstance(value, (list, tuple)):
         return [_yaml_safe(v) for v in value]
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {str(k): _yaml_safe(v) for k, v in value.items()}
     if isinstance(value, Namespace):
         return _yaml_safe(vars(value))
@@ -281,7 +292,6 @@ def save_hparams_to_yaml(path: str, hparams: Union[Dict[str, Any], Namespace]) -
 
 
 def _atomic_write(path: str, write) -> None:
-    """Create ``path``'s directory, then write it with ember's one atomic write (temp file, fsync, rename)."""
-    from ...core.serialization import atomic_write
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    atomic_write(path, write)
+    """Create ``path``'s directory, then write it: locally with ember's one atomic write (temp file, fsync, rename),
+    through fsspec for a URL."""
+    fs.write_file(path, write)

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
+from ...core import _filesystem as fs
 from .csv_logs import VersionedLogger, add_prefix, convert_params, flatten_dict, save_hparams_to_yaml
 from .logger import rank_zero_experiment
 
@@ -31,7 +32,8 @@ class TensorBoardLogger(VersionedLogger):
     batches), with an ``epoch`` scalar beside them.
 
     Args:
-        save_dir: the root directory.
+        save_dir: the root directory: a local path, or an fsspec URL (``memory://``, ``s3://``...; needs fsspec;
+            the event files are written to a local staging directory and copied there on every ``save()``).
         name: the experiment name (a sub-directory of ``save_dir``); empty for none.
         version: an int gives ``version_<int>``, a string is used as the directory name; ``None`` takes the next
             free ``version_N``.
@@ -65,6 +67,7 @@ class TensorBoardLogger(VersionedLogger):
         self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
         self._kwargs = kwargs
         self._experiment = None
+        self._staging: Optional[str] = None  # local directory of the event files when save_dir is an fsspec URL
         self.hparams: Dict[str, Any] = {}
 
     # ------------------------------------------------------------------------------------------ directories
@@ -90,13 +93,26 @@ class TensorBoardLogger(VersionedLogger):
         histograms, text...; it is tensorboardX's writer, accepting ember tensors."""
         if self._experiment is None:
             from ...utils.tensorboard import SummaryWriter
-            os.makedirs(self.root_dir, exist_ok=True)
+            fs.makedirs(self.log_dir)
             kwargs = dict(self._kwargs)
             # tensorboardX names event files by the second and host only: a second writer in the same second (a
             # fit followed by a test) would overwrite the first one's file
             kwargs.setdefault("filename_suffix", f".{os.getpid()}.{next(_WRITER_COUNTER)}")
-            self._experiment = SummaryWriter(logdir=self.log_dir, **kwargs)
+            logdir = self.log_dir
+            if fs.is_remote(logdir):  # tensorboardX writes local files: stage them, upload them on save()
+                import tempfile
+                self._staging = logdir = tempfile.mkdtemp(prefix="ember-tensorboard-")
+            self._experiment = SummaryWriter(logdir=logdir, **kwargs)
         return self._experiment
+
+    def _upload(self) -> None:
+        """Copy the staged event files of a URL ``save_dir`` to the run directory (whole files, so a reader always
+        sees complete ones)."""
+        if self._staging is None:
+            return
+        for name in os.listdir(self._staging):
+            data = fs.read_bytes(os.path.join(self._staging, name))
+            fs.write_file(os.path.join(self.log_dir, name), lambda fh, data=data: fh.write(data))
 
     # ---------------------------------------------------------------------------------------------- logging
     def log_metrics(self, metrics: Dict[str, Any], step: Optional[int] = None) -> None:
@@ -165,18 +181,20 @@ class TensorBoardLogger(VersionedLogger):
         """Flush the event files and write ``hparams.yaml`` (once, when the run directory exists)."""
         if self._experiment is not None:
             self._experiment.flush()
+            self._upload()
         hparams_file = os.path.join(self.log_dir, self.NAME_HPARAMS_FILE)
-        if os.path.isdir(self.log_dir) and not os.path.isfile(hparams_file):
+        if fs.isdir(self.log_dir) and not fs.isfile(hparams_file):
             save_hparams_to_yaml(hparams_file, self.hparams)
 
     def finalize(self, status: str) -> None:
         """Flush and close the writer (a later log call opens a new event file in the same directory)."""
+        if status == "success":
+            self.save()  # hparams.yaml, even with no hyperparameters, once the run directory exists
         if self._experiment is None:
             return
-        if status == "success":
-            self.save()
         self._experiment.flush()
         self._experiment.close()
+        self._upload()  # the staging directory stays: a later log call (fit, then test) reopens the writer there
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -185,15 +203,16 @@ class TensorBoardLogger(VersionedLogger):
 
 
 def _sanitize_params(params: Dict[str, Any]) -> Dict[str, Any]:
-    """Values TensorBoard's HParams plugin can show: numbers, bools, strings; anything else as its ``str``."""
+    """Values TensorBoard's HParams plugin can show: numbers, bools, strings; anything else (``None`` included) as
+    its ``str``, as Lightning does."""
     out = {}
     for key, value in params.items():
         if isinstance(value, np.generic):
             value = value.item()
         elif hasattr(value, "item") and hasattr(value, "numel") and value.numel() == 1:
             value = value.item()
-        elif value is not None and not isinstance(value, (bool, int, float, str)):
-            value = str(value)
+        elif not isinstance(value, (bool, int, float, str)):
+            value = str(value)  # as Lightning: None shows as "None", a list as its text
         out[key] = value
     return out
 
