@@ -320,3 +320,15 @@ def test_progress_bar_test_and_predict_bars():
     trainer.predict(_TwoValLoaders(), DataLoader(make_dataset(4), batch_size=2))
     assert (bar.test_progress_bar.desc, bar.test_progress_bar.n, bar.test_progress_bar.total) == ("Testing", 3, 3)
     assert (bar.predict_progress_bar.desc, bar.predict_progress_bar.n) == ("Predicting", 2)
+
+
+def test_progress_bar_api_on_a_terminal_gives_the_tqdm_bars():
+    from tqdm import tqdm
+    bar = TQDMProgressBar(leave=False)
+    _fit_on_terminal(bar)
+    train, val = bar.train_progress_bar, bar.val_progress_bar
+    assert isinstance(train, tqdm) and isinstance(val, tqdm)
+    # Lightning's default layout: one training bar for the fit, its description the last epoch's (tqdm's
+    # set_description appends ": ")
+    assert (train.desc, train.n, train.total) == ("Epoch 1: ", 4, 4)
+    assert (val.desc, val.n, val.total) == ("Validation", 4, 4)
