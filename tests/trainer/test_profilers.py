@@ -68,12 +68,14 @@ def test_simple_profiler_writes_lightnings_report_with_lightnings_action_names(t
         "[LightningModule]Classifier.optimizer_step", "[LightningModule]Classifier.optimizer_zero_grad",
         "[LightningModule]Classifier.configure_optimizers", "[LightningModule]Classifier.on_fit_start")} == {
         "run_training_epoch": 1, "run_training_batch": 4, "[_TrainingEpochLoop].train_dataloader_next": 4,
-        "[_EvaluationLoop].val_next": 6, "[Strategy]SingleDeviceStrategy.batch_to_device": 10, "[Strategy]SingleDeviceStrategy.training_step": 4,
+        "[_EvaluationLoop].val_next": 6, "[Strategy]SingleDeviceStrategy.batch_to_device": 10,
+        "[Strategy]SingleDeviceStrategy.training_step": 4,
         "[Strategy]SingleDeviceStrategy.backward": 4, "[Strategy]SingleDeviceStrategy.validation_step": 6,
         "[LightningModule]Classifier.optimizer_step": 4, "[LightningModule]Classifier.optimizer_zero_grad": 4,
         "[LightningModule]Classifier.configure_optimizers": 1, "[LightningModule]Classifier.on_fit_start": 1}
-    assert all(re.fullmatch(r"run_training_(epoch|batch)|\[(_TrainingEpochLoop|_EvaluationLoop|Strategy|LightningModule|"
-                            r"Callback)\].+", a) for a in calls)
+    assert all(re.fullmatch(r"run_training_(epoch|batch)|"
+                            r"\[(_TrainingEpochLoop|_EvaluationLoop|Strategy|LightningModule|Callback)\].+", a)
+               for a in calls)
     assert rows["Total"][0] == "-" and int(rows["Total"][1]) == sum(calls.values()) and rows["Total"][3] == "100 %"
     shares = [float(rows[a][3]) for a in calls]
     assert shares == sorted(shares, reverse=True)  # sorted by share of the run
