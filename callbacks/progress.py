@@ -22,10 +22,102 @@ _PAD = 5
 
 
 class ProgressBar(Callback):
-    """Base class of progress bars: knows the batch totals and which metrics to show."""
+    """Base class of progress bars: knows the trainer, the batch totals and which metrics to show (Lightning's
+    ``ProgressBar``). Subclass it for a custom bar and read :attr:`total_train_batches` & co. in the hooks."""
 
     def __init__(self):
         self._enabled = True
+        self._trainer = None
+        self._current_eval_dataloader_idx: Optional[int] = None
+
+    @property
+    def trainer(self):
+        """The trainer this bar is attached to (set in ``setup``); a ``TypeError`` before that, as in Lightning."""
+        if self._trainer is None:
+            raise TypeError(f"The `{type(self).__name__}._trainer` reference has not been set yet.")
+        return self._trainer
+
+    def setup(self, trainer, pl_module, stage: str) -> None:
+        """Remember the trainer; only the global-zero process shows a bar."""
+        self._trainer = trainer
+        if not trainer.is_global_zero:
+            self.disable()
+
+    @property
+    def sanity_check_description(self) -> str:
+        """The sanity-check bar's description."""
+        return "Sanity Checking"
+
+    @property
+    def train_description(self) -> str:
+        """The training bar's description before the first epoch starts."""
+        return "Training"
+
+    @property
+    def validation_description(self) -> str:
+        """The validation bar's description."""
+        return "Validation"
+
+    @property
+    def test_description(self) -> str:
+        """The test bar's description."""
+        return "Testing"
+
+    @property
+    def predict_description(self) -> str:
+        """The predict bar's description."""
+        return "Predicting"
+
+    @property
+    def total_train_batches(self) -> Union[int, float]:
+        """The training batches of this epoch (``inf`` for an unsized loader); with ``max_epochs=-1`` and
+        ``max_steps`` it is capped at the steps left."""
+        trainer = self.trainer
+        if trainer.max_epochs == -1 and trainer.max_steps is not None and trainer.max_steps > 0:
+            return min(trainer.num_training_batches, trainer.max_steps - trainer.global_step)
+        return trainer.num_training_batches
+
+    @property
+    def total_val_batches(self) -> Union[int, float]:
+        """The validation batches of this epoch over all val dataloaders; 0 when this epoch does not validate."""
+        trainer = self.trainer
+        if not trainer.fit_loop.epoch_loop.should_check_val_epoch():
+            return 0
+        return sum(trainer.num_val_batches)
+
+    def _current(self, batches) -> Union[int, float]:
+        if self._current_eval_dataloader_idx is None:
+            raise TypeError(f"{type(self).__name__}: no evaluation dataloader is running")
+        return batches[self._current_eval_dataloader_idx]
+
+    @property
+    def total_val_batches_current_dataloader(self) -> Union[int, float]:
+        """The batches of the val (or sanity-check) dataloader being run."""
+        trainer = self.trainer
+        return self._current(trainer.num_sanity_val_batches if trainer.sanity_checking else trainer.num_val_batches)
+
+    @property
+    def total_test_batches_current_dataloader(self) -> Union[int, float]:
+        """The batches of the test dataloader being run."""
+        return self._current(self.trainer.num_test_batches)
+
+    @property
+    def total_predict_batches_current_dataloader(self) -> Union[int, float]:
+        """The batches of the predict dataloader being run."""
+        return self._current(self.trainer.num_predict_batches)
+
+    def has_dataloader_changed(self, dataloader_idx: int) -> bool:
+        """Record ``dataloader_idx`` as the current evaluation dataloader; True if it differs from the last one."""
+        old, self._current_eval_dataloader_idx = self._current_eval_dataloader_idx, dataloader_idx
+        return old != dataloader_idx
+
+    def reset_dataloader_idx_tracker(self) -> None:
+        """Forget the current evaluation dataloader (at the end of an evaluation run)."""
+        self._current_eval_dataloader_idx = None
+
+    def print(self, *args: Any, **kwargs: Any) -> None:
+        """Print without breaking the bar."""
+        print(*args, **kwargs)
 
     def enable(self) -> None:
         """Show the bar again."""
@@ -87,6 +179,16 @@ class _StaticBar:
     def reset(self, total: Optional[int]) -> None:
         self.total, self.n, self.start = total, 0, time.monotonic()
 
+    # the parts of tqdm's interface a callback may use on ``TQDMProgressBar.train_progress_bar`` & co.
+    def set_description(self, desc: str, refresh: bool = True) -> None:
+        self.desc = desc
+
+    def set_postfix(self, ordered_dict=None, refresh: bool = True, **kwargs) -> None:
+        self.postfix = {**(ordered_dict or {}), **kwargs}
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
     def update_to(self, n: int, metrics=None) -> None:
         self.n = n
         if metrics is not None:
@@ -134,6 +236,9 @@ class _TerminalBar:
         self.bar.close()
 
 
+_ROLES = {"main": "train", "sanity": "val", "val": "val", "test": "test", "predict": "predict"}
+
+
 class TQDMProgressBar(ProgressBar):
     """A tqdm progress bar per stage, showing the epoch, batch progress, it/s, ``v_num`` and ``prog_bar`` metrics.
 
@@ -160,12 +265,42 @@ class TQDMProgressBar(ProgressBar):
         self.process_position = process_position
         self.leave = leave
         self._bars: Dict[str, Any] = {}
+        self._latest: Dict[str, Any] = {}  # role ("train", "val", ...) -> its latest bar, kept after it closes
         self._file = None
 
     @property
     def is_enabled(self) -> bool:
         """Whether the bar is shown (``refresh_rate=0`` hides it)."""
         return self._enabled and self.refresh_rate > 0
+
+    # ------------------------------------------------------------------------------------------ the bars
+    def _bar(self, role: str):
+        bar = self._latest.get(role)
+        if bar is None:
+            raise TypeError(f"The `{type(self).__name__}._{role}_progress_bar` reference has not been set yet.")
+        return bar.bar if isinstance(bar, _TerminalBar) else bar
+
+    @property
+    def train_progress_bar(self):
+        """The training bar: a ``tqdm`` on a terminal, else a line-printing bar with tqdm's ``n``, ``total``,
+        ``desc``, ``set_description``, ``set_postfix`` and ``update``. A ``TypeError`` before training starts, as
+        in Lightning; after the bar closes it is still the last one."""
+        return self._bar("train")
+
+    @property
+    def val_progress_bar(self):
+        """The validation bar (also the sanity check's), like :attr:`train_progress_bar`."""
+        return self._bar("val")
+
+    @property
+    def test_progress_bar(self):
+        """The test bar, like :attr:`train_progress_bar`."""
+        return self._bar("test")
+
+    @property
+    def predict_progress_bar(self):
+        """The predict bar, like :attr:`train_progress_bar`."""
+        return self._bar("predict")
 
     # ---------------------------------------------------------------------------------------------- bar life
     def _stream(self):
@@ -181,6 +316,7 @@ class TQDMProgressBar(ProgressBar):
         else:
             bar = _StaticBar(desc, _total(total), self._stream())
         self._bars[key] = bar
+        self._latest[_ROLES[key]] = bar
         return bar
 
     def _should_update(self, n: int, total: Optional[int]) -> bool:
@@ -203,7 +339,7 @@ class TQDMProgressBar(ProgressBar):
     # ----------------------------------------------------------------------------------------------- hooks
     def on_sanity_check_start(self, trainer, pl_module) -> None:
         if self.is_enabled and trainer.is_global_zero:
-            self._open("sanity", "Sanity Checking", None, leave=False)
+            self._open("sanity", self.sanity_check_description, None, leave=False)
 
     def on_sanity_check_end(self, trainer, pl_module) -> None:
         self._close("sanity", print_line=False)  # the sanity check never leaves a line of its own
@@ -211,12 +347,12 @@ class TQDMProgressBar(ProgressBar):
     def on_train_start(self, trainer, pl_module) -> None:
         if self.is_enabled and trainer.is_global_zero and not self.leave and self._interactive():
             # Lightning's default: one bar for the whole fit, reset at every epoch and left on screen at the end
-            self._open("main", "Training", trainer.num_training_batches, leave=True)
+            self._open("main", self.train_description, self.total_train_batches, leave=True)
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
         if not (self.is_enabled and trainer.is_global_zero):
             return
-        desc, total = f"Epoch {trainer.current_epoch}", _total(trainer.num_training_batches)
+        desc, total = f"Epoch {trainer.current_epoch}", _total(self.total_train_batches)
         bar = self._bars.get("main")
         if isinstance(bar, _TerminalBar) and not self.leave:
             bar.reset(total)
@@ -250,8 +386,11 @@ class TQDMProgressBar(ProgressBar):
                 bar.reset(_total(sum(trainer.num_sanity_val_batches)))
             return
         in_fit = "main" in self._bars  # during fit: below the epoch bar, and gone when done
-        self._eval_start(trainer, "val", "Validation", sum(trainer.num_val_batches), leave=not in_fit,
+        self._eval_start(trainer, "val", self.validation_description, sum(trainer.num_val_batches), leave=not in_fit,
                          line=1 if in_fit else 0)
+
+    def on_validation_batch_start(self, trainer, pl_module, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
+        self.has_dataloader_changed(dataloader_idx)
 
     def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int,
                                 dataloader_idx: int = 0) -> None:
@@ -261,6 +400,7 @@ class TQDMProgressBar(ProgressBar):
             self._update(key, bar.n + 1)
 
     def on_validation_end(self, trainer, pl_module) -> None:
+        self.reset_dataloader_idx_tracker()
         if trainer.sanity_checking or "val" not in self._bars:
             return
         main = self._bars.get("main")
@@ -269,7 +409,10 @@ class TQDMProgressBar(ProgressBar):
         self._close("val", self.get_metrics(trainer, pl_module))
 
     def on_test_start(self, trainer, pl_module) -> None:
-        self._eval_start(trainer, "test", "Testing", sum(trainer.num_test_batches), leave=True)
+        self._eval_start(trainer, "test", self.test_description, sum(trainer.num_test_batches), leave=True)
+
+    def on_test_batch_start(self, trainer, pl_module, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
+        self.has_dataloader_changed(dataloader_idx)
 
     def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
         bar = self._bars.get("test")
@@ -277,10 +420,14 @@ class TQDMProgressBar(ProgressBar):
             self._update("test", bar.n + 1)
 
     def on_test_end(self, trainer, pl_module) -> None:
+        self.reset_dataloader_idx_tracker()
         self._close("test")
 
     def on_predict_start(self, trainer, pl_module) -> None:
-        self._eval_start(trainer, "predict", "Predicting", sum(trainer.num_predict_batches), leave=True)
+        self._eval_start(trainer, "predict", self.predict_description, sum(trainer.num_predict_batches), leave=True)
+
+    def on_predict_batch_start(self, trainer, pl_module, batch, batch_idx: int, dataloader_idx: int = 0) -> None:
+        self.has_dataloader_changed(dataloader_idx)
 
     def on_predict_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int,
                              dataloader_idx: int = 0) -> None:
@@ -289,6 +436,7 @@ class TQDMProgressBar(ProgressBar):
             self._update("predict", bar.n + 1)
 
     def on_predict_end(self, trainer, pl_module) -> None:
+        self.reset_dataloader_idx_tracker()
         self._close("predict")
 
     def on_exception(self, trainer, pl_module, exception) -> None:

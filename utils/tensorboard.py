@@ -5,7 +5,8 @@ numbers and a fixed list of foreign tensor types chosen by name (torch, chainer,
 supported way to register another tensor type, so ``tensorboardX.SummaryWriter().add_scalar("loss", em.tensor(0.5))``
 raises ``NotImplementedError``. This writer is tensorboardX's, with every ``add_*`` method first turning ember
 tensors (also inside lists, tuples and dicts, and as ``global_step``) into NumPy arrays or Python numbers, and with
-``add_graph`` tracing an ember module through ember's autograd (no torch needed). ``TensorBoardLogger.experiment``
+``add_graph`` tracing an ember module with ember's op tracer (no torch needed), drawn as PyTorch draws a traced
+module. ``TensorBoardLogger.experiment``
 is one of these.
 
 Example::
@@ -68,14 +69,15 @@ class SummaryWriter(_TensorboardXWriter):
     def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool = True) -> None:
         """Write ``model``'s graph for TensorBoard's Graphs dashboard.
 
-        An ember module is traced on ``input_to_model`` (a tensor or a tuple of positional arguments) through
-        ember's autograd: each op becomes a node in the scope of the module that ran it. Anything else goes to
-        tensorboardX's own ``add_graph`` (which needs torch).
+        An ember module is traced on ``input_to_model`` (a tensor or a tuple of positional arguments): each op
+        becomes a node named after the op (``conv2d``) in the scope of the module that ran it, spelled as PyTorch
+        spells it (``Net/Sequential[features]/Conv2d[0]/conv2d``), with the tensor shapes on every edge. Anything
+        else goes to tensorboardX's own ``add_graph`` (which needs torch).
         """
         from ..core.nn import Module
         if not isinstance(model, Module):
             return super().add_graph(model, input_to_model, verbose, use_strict_trace)
-        from ..trainer.loggers.tensorboard import build_graph_def
+        from ._tensorboard_graph import build_graph_def
         if input_to_model is None:
             input_to_model = getattr(model, "example_input_array", None)
         if input_to_model is None:

@@ -118,6 +118,12 @@ def test_tensorboard_hp_metric_forms(tmp_path):
     assert scalars(accumulator(other.log_dir), "hp_metric") == [(0, 0.125)]
 
 
+def graph_nodes(ea):
+    """name -> (op, inputs, output shapes, attr string) of every node of the run's graph."""
+    return {n.name: (n.op, list(n.input), [[d.size for d in s.dim] for s in n.attr["_output_shapes"].list.shape],
+                     n.attr["attr"].s.decode()) for n in ea.Graph().node}
+
+
 def test_tensorboard_graph(tmp_path):
     logger = TensorBoardLogger(tmp_path, log_graph=True)
     model = Logged()
@@ -125,24 +131,83 @@ def test_tensorboard_graph(tmp_path):
     run_fit(tmp_path, logger, model=model)
     ea = accumulator(logger.log_dir)
     assert ea.Tags()["graph"] is True
-    graph = {n.name: (n.op, list(n.input)) for n in ea.Graph().node}
-    assert graph == {
-        "input/input.0": ("IO Node", []),
-        "Logged/net/0/weight": ("Parameter", []),
-        "Logged/net/0/bias": ("Parameter", []),
-        "Logged/net/0/AddmmBackward0": ("AddmmBackward0", ["input/input.0", "Logged/net/0/weight",
-                                                            "Logged/net/0/bias"]),
-        "Logged/net/1/ReluBackward0": ("ReluBackward0", ["Logged/net/0/AddmmBackward0"]),
-        "Logged/net/2/weight": ("Parameter", []),
-        "Logged/net/2/bias": ("Parameter", []),
-        "Logged/net/2/AddmmBackward0": ("AddmmBackward0", ["Logged/net/1/ReluBackward0", "Logged/net/2/weight",
-                                                            "Logged/net/2/bias"]),
-        "output/output.0": ("IO Node", ["Logged/net/2/AddmmBackward0"]),
+    scope = "Logged/Sequential[net]"
+    assert graph_nodes(ea) == {
+        "input/x": ("IO Node", [], [[3, 4]], ""),
+        f"{scope}/Linear[0]/weight": ("Parameter", [], [[8, 4]], ""),
+        f"{scope}/Linear[0]/bias": ("Parameter", [], [[8]], ""),
+        f"{scope}/Linear[0]/linear": ("ember::linear", ["input/x", f"{scope}/Linear[0]/weight",
+                                                        f"{scope}/Linear[0]/bias"], [[3, 8]], ""),
+        f"{scope}/ReLU[1]/relu": ("ember::relu", [f"{scope}/Linear[0]/linear"], [[3, 8]], "{inplace : False}"),
+        f"{scope}/Linear[2]/weight": ("Parameter", [], [[2, 8]], ""),
+        f"{scope}/Linear[2]/bias": ("Parameter", [], [[2]], ""),
+        f"{scope}/Linear[2]/linear": ("ember::linear", [f"{scope}/ReLU[1]/relu", f"{scope}/Linear[2]/weight",
+                                                        f"{scope}/Linear[2]/bias"], [[3, 2]], ""),
+        "output/output.1": ("IO Node", [f"{scope}/Linear[2]/linear"], [[3, 2]], ""),
     }
-    shapes = {n.name: [d.size for d in n.attr["_output_shapes"].list.shape[0].dim] for n in ea.Graph().node
-              if "_output_shapes" in n.attr}
-    assert shapes["input/input.0"] == [3, 4] and shapes["Logged/net/0/weight"] == [8, 4]
-    assert shapes["output/output.0"] == [3, 2]
+
+
+def test_tensorboard_graph_scopes_ops_and_shapes_like_pytorch(tmp_path):
+    """A conv net: PyTorch's scope names (ClassName[attribute] nested with '/'), op names, every layer including
+    Dropout and BatchNorm's buffers, tensor methods in the model's own scope, shapes on every node."""
+    class Net(em.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(), nn.BatchNorm2d(2),
+                                          nn.Dropout(0.5))
+            self.head = nn.Linear(2 * 4 * 4, 3)
+
+        def forward(self, image):
+            return self.head(self.features(image).flatten(1)).softmax(-1)
+
+    logger = TensorBoardLogger(tmp_path, log_graph=True)
+    logger.log_graph(Net(), em.randn(5, 1, 4, 4))
+    logger.finalize("success")
+    nodes = graph_nodes(accumulator(logger.log_dir))
+    f = "Net/Sequential[features]"
+    assert list(nodes) == [
+        "input/image", f"{f}/Conv2d[0]/weight", f"{f}/Conv2d[0]/bias", f"{f}/Conv2d[0]/conv2d", f"{f}/ReLU[1]/relu",
+        f"{f}/BatchNorm2d[2]/running_mean", f"{f}/BatchNorm2d[2]/running_var", f"{f}/BatchNorm2d[2]/weight",
+        f"{f}/BatchNorm2d[2]/bias", f"{f}/BatchNorm2d[2]/batch_norm", f"{f}/Dropout[3]/dropout", "Net/flatten",
+        "Net/Linear[head]/weight", "Net/Linear[head]/bias", "Net/Linear[head]/linear", "Net/softmax",
+        "output/output.1"]
+    assert nodes[f"{f}/Conv2d[0]/conv2d"] == (
+        "ember::conv2d", ["input/image", f"{f}/Conv2d[0]/weight", f"{f}/Conv2d[0]/bias"], [[5, 2, 4, 4]],
+        "{stride : (1, 1), padding : (1, 1), dilation : (1, 1), groups : 1}")
+    assert nodes[f"{f}/Dropout[3]/dropout"] == (
+        "ember::dropout", [f"{f}/BatchNorm2d[2]/batch_norm"], [[5, 2, 4, 4]],
+        "{p : 0.5, training : False, inplace : False, generator : None}")
+    assert nodes[f"{f}/BatchNorm2d[2]/running_mean"][:3] == ("Buffer", [], [[2]])
+    assert nodes["Net/flatten"][:3] == ("ember::flatten", [f"{f}/Dropout[3]/dropout"], [[5, 32]])
+    assert nodes["Net/softmax"][:3] == ("ember::softmax", ["Net/Linear[head]/linear"], [[5, 3]])
+    assert nodes["output/output.1"] == ("IO Node", ["Net/softmax"], [[5, 3]], "")
+
+
+def test_tensorboard_graph_repeated_ops_multiple_outputs_and_constants(tmp_path):
+    """Two calls of one op in one scope get distinct names; an op's k-th output is read as ``name:k``; a tensor no
+    op made (a constant the forward keeps) is a Constant node in the scope that reads it."""
+    class Split(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.offset = em.tensor([1.0, 2.0])  # a plain attribute: neither parameter nor buffer
+
+        def forward(self, x):
+            a, b = x.chunk(2, dim=1)
+            return (a + self.offset).relu() + b.relu()
+
+    from ember.utils._tensorboard_graph import build_graph_def
+    nodes = {n.name: (n.op, list(n.input), [[d.size for d in s.dim] for s in n.attr["_output_shapes"].list.shape])
+             for n in build_graph_def(Split(), em.randn(3, 4)).node}
+    assert nodes == {
+        "input/x": ("IO Node", [], [[3, 4]]),
+        "Split/chunk": ("ember::chunk", ["input/x"], [[3, 2], [3, 2]]),
+        "Split/constant": ("Constant", [], [[2]]),
+        "Split/add": ("ember::add", ["Split/chunk", "Split/constant"], [[3, 2]]),
+        "Split/relu": ("ember::relu", ["Split/add"], [[3, 2]]),
+        "Split/relu_1": ("ember::relu", ["Split/chunk:1"], [[3, 2]]),
+        "Split/add_1": ("ember::add", ["Split/relu", "Split/relu_1"], [[3, 2]]),
+        "output/output.1": ("IO Node", ["Split/add_1"], [[3, 2]]),
+    }
 
 
 def test_graph_tracing_changes_no_state(tmp_path):

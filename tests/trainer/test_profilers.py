@@ -62,17 +62,20 @@ def test_simple_profiler_writes_lightnings_report_with_lightnings_action_names(t
     # 32 samples in batches of 8: 4 training batches; 2 sanity + 4 validation batches
     assert {a: calls[a] for a in (
         "run_training_epoch", "run_training_batch", "[_TrainingEpochLoop].train_dataloader_next",
+        "[_EvaluationLoop].val_next",
         "[Strategy]SingleDeviceStrategy.batch_to_device", "[Strategy]SingleDeviceStrategy.training_step",
         "[Strategy]SingleDeviceStrategy.backward", "[Strategy]SingleDeviceStrategy.validation_step",
         "[LightningModule]Classifier.optimizer_step", "[LightningModule]Classifier.optimizer_zero_grad",
         "[LightningModule]Classifier.configure_optimizers", "[LightningModule]Classifier.on_fit_start")} == {
         "run_training_epoch": 1, "run_training_batch": 4, "[_TrainingEpochLoop].train_dataloader_next": 4,
-        "[Strategy]SingleDeviceStrategy.batch_to_device": 4, "[Strategy]SingleDeviceStrategy.training_step": 4,
+        "[_EvaluationLoop].val_next": 6, "[Strategy]SingleDeviceStrategy.batch_to_device": 10,
+        "[Strategy]SingleDeviceStrategy.training_step": 4,
         "[Strategy]SingleDeviceStrategy.backward": 4, "[Strategy]SingleDeviceStrategy.validation_step": 6,
         "[LightningModule]Classifier.optimizer_step": 4, "[LightningModule]Classifier.optimizer_zero_grad": 4,
         "[LightningModule]Classifier.configure_optimizers": 1, "[LightningModule]Classifier.on_fit_start": 1}
-    assert all(re.fullmatch(r"run_training_(epoch|batch)|\[(_TrainingEpochLoop|Strategy|LightningModule|Callback)\].+",
-                            a) for a in calls)
+    assert all(re.fullmatch(r"run_training_(epoch|batch)|"
+                            r"\[(_TrainingEpochLoop|_EvaluationLoop|Strategy|LightningModule|Callback)\].+", a)
+               for a in calls)
     assert rows["Total"][0] == "-" and int(rows["Total"][1]) == sum(calls.values()) and rows["Total"][3] == "100 %"
     shares = [float(rows[a][3]) for a in calls]
     assert shares == sorted(shares, reverse=True)  # sorted by share of the run
@@ -129,6 +132,38 @@ def test_each_stage_gets_its_own_file(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["fit-perf.txt", "validate-perf.txt"]
     validate = (tmp_path / "validate-perf.txt").read_text()
     assert validate.startswith("VALIDATE Profiler Report")
+
+
+def test_evaluation_and_prediction_fetches_and_transfers_are_profiled(tmp_path):
+    """Lightning's action names for the batch fetches of validate/test/predict and their batch_to_device: one
+    fetch per batch run (a limit stops the loop before fetching past it)."""
+    class Model(Classifier):
+        def predict_step(self, batch, batch_idx, dataloader_idx=0):
+            return self(batch[0])
+
+    _fit(SimpleProfiler(dirpath=tmp_path, filename="perf"), model=Model(), num_sanity_val_steps=0)
+
+    def trainer(**kwargs):  # a profiler per stage: one instance would sum its actions over the stages it ran
+        return em.Trainer(profiler=SimpleProfiler(dirpath=tmp_path, filename="perf"), logger=False,
+                          enable_progress_bar=False, enable_model_summary=False, **kwargs)
+
+    data = DataLoader(make_dataset(), batch_size=8)  # 4 batches
+    trainer().validate(Model(), data, verbose=False)
+    trainer(limit_test_batches=3).test(Model(), data, verbose=False)
+    trainer().predict(Model(), [data, data], return_predictions=False)
+    assert sorted(os.listdir(tmp_path)) == ["fit-perf.txt", "predict-perf.txt", "test-perf.txt",
+                                            "validate-perf.txt"]
+
+    def calls(stage):
+        return {a: int(r[1]) for a, r in _rows((tmp_path / f"{stage}-perf.txt").read_text()).items()
+                if "_next" in a or "batch_to_device" in a}
+
+    transfer = "[Strategy]SingleDeviceStrategy.batch_to_device"
+    assert calls("fit") == {"[_TrainingEpochLoop].train_dataloader_next": 4, "[_EvaluationLoop].val_next": 4,
+                            transfer: 8}
+    assert calls("validate") == {"[_EvaluationLoop].val_next": 4, transfer: 4}
+    assert calls("test") == {"[_EvaluationLoop].test_next": 3, transfer: 3}  # limit_test_batches=3
+    assert calls("predict") == {"[_PredictionLoop].predict_next": 8, transfer: 8}  # two loaders
 
 
 def test_dirpath_defaults_to_the_log_dir(tmp_path):
@@ -226,7 +261,7 @@ def test_a_failed_fit_stops_the_ember_profiler(tmp_path):
 
     add = em.Tensor.__add__
     with pytest.raises(ValueError, match="boom"):
-        _fit("pytorch", model=Failing(), root=tmp_path)  # its trace goes to the run directory, not the cwd
+        _fit("pytorch", model=Failing(), root=str(tmp_path))  # its trace goes to the root dir, not the cwd
     assert em.Tensor.__add__ is add  # the op wrappers are gone
     with em.profiler.profile() as prof:  # and a new profiler may start
         em.ones(1) + 1

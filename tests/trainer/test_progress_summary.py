@@ -230,3 +230,105 @@ def test_terminal_bars_as_lightning_one_kept_bar_per_epoch_and_a_transient_valid
     _fit_on_terminal(bar)
     # leave=False is Lightning's default: one bar for the fit, reset every epoch; lines 2 and 3 (2 x position)
     assert bar.opened == [("Training", 4, True, 2), ("Validation", 4, False, 3), ("Validation", 4, False, 3)]
+
+
+# ------------------------------------------------------------------------------------- the progress bar API
+class _BarRecorder(em.Callback):
+    """Records what Lightning's progress-bar API says at each batch (this callback runs before the bar's own
+    hooks, so a bar's ``n`` is the batches it has counted before this one)."""
+
+    def __init__(self):
+        self.rows = []
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        self.rows.append(("epoch", trainer.current_epoch, trainer.global_step,
+                          trainer.progress_bar_callback.total_train_batches))
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        bar = trainer.progress_bar_callback
+        tb = bar.train_progress_bar
+        self.rows.append(("train", trainer.current_epoch, batch_idx, bar.total_train_batches, bar.total_val_batches,
+                          tb.desc, tb.n, tb.total))
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0):
+        bar = trainer.progress_bar_callback
+        vb = bar.val_progress_bar
+        self.rows.append(("val", trainer.current_epoch, batch_idx, dataloader_idx,
+                          bar.total_val_batches_current_dataloader, vb.desc, vb.n, vb.total))
+
+
+class _TwoValLoaders(Classifier):
+    def validation_step(self, batch, batch_idx, dataloader_idx=0):
+        x, y = batch
+        self.log("val_loss", nn.functional.cross_entropy(self(x), y))
+
+    def val_dataloader(self):
+        return [DataLoader(make_dataset(4), batch_size=2), DataLoader(make_dataset(6), batch_size=2)]
+
+    def predict_step(self, batch, batch_idx, dataloader_idx=0):
+        return self(batch[0])
+
+
+def test_progress_bar_api_values_during_fit():
+    out = _File()
+    bar = TQDMProgressBar()
+    bar._file = out
+    with pytest.raises(TypeError, match="_trainer` reference has not been set"):
+        bar.trainer
+    with pytest.raises(TypeError, match="_train_progress_bar` reference has not been set"):
+        bar.train_progress_bar
+    rec = _BarRecorder()
+    trainer = quiet_trainer(max_epochs=3, check_val_every_n_epoch=2, num_sanity_val_steps=1, callbacks=[rec, bar],
+                            enable_progress_bar=None)
+    assert trainer.progress_bar_callback is bar
+    trainer.fit(_TwoValLoaders(), DataLoader(make_dataset(8), batch_size=4))
+    assert bar.trainer is trainer
+    # sanity check: one batch of each val loader, on the "Sanity Checking" bar (Lightning's val_progress_bar)
+    sanity = [("val", 0, 0, 0, 1, "Sanity Checking", 0, 2), ("val", 0, 0, 1, 1, "Sanity Checking", 1, 2)]
+    train = [("train", e, b, 2, 5 if e == 1 else 0, f"Epoch {e}", b, 2) for e in range(3) for b in range(2)]
+    val = [("val", 1, b, i, n, "Validation", seen, 5)
+           for seen, (i, b, n) in enumerate([(0, 0, 2), (0, 1, 2), (1, 0, 3), (1, 1, 3), (1, 2, 3)])]
+    epochs = [("epoch", e, 2 * e, 2) for e in range(3)]
+    assert rec.rows == sanity + epochs[:1] + train[:2] + epochs[1:2] + train[2:4] + val + epochs[2:] + train[4:]
+    # after the run the bars are the last ones, closed, with their final counts
+    assert (bar.train_progress_bar.desc, bar.train_progress_bar.n) == ("Epoch 2", 2)
+    assert (bar.val_progress_bar.desc, bar.val_progress_bar.n) == ("Validation", 5)
+    assert bar._current_eval_dataloader_idx is None  # reset at the end of each evaluation
+
+
+def test_progress_bar_total_train_batches_capped_by_max_steps_without_max_epochs():
+    rec = _BarRecorder()
+    bar = TQDMProgressBar()
+    bar._file = _File()
+    trainer = quiet_trainer(max_epochs=-1, max_steps=5, callbacks=[rec, bar], enable_progress_bar=None,
+                            limit_val_batches=0)
+    trainer.fit(Classifier(), DataLoader(make_dataset(12), batch_size=4))  # 3 batches per epoch
+    # Lightning's formula, live: min(batches per epoch, max_steps - global_step), global_step counting this batch
+    assert [r[3] for r in rec.rows if r[0] == "epoch"] == [3, 2]
+    assert [(r[1], r[3], r[4]) for r in rec.rows if r[0] == "train"] == [(0, 3, 0), (0, 3, 0), (0, 2, 0),
+                                                                          (1, 1, 0), (1, 0, 0)]
+    assert bar.train_progress_bar.total == 2  # the epoch bar's length is total_train_batches at epoch start
+
+
+def test_progress_bar_test_and_predict_bars():
+    bar = TQDMProgressBar()
+    bar._file = _File()
+    trainer = quiet_trainer(callbacks=[bar], enable_progress_bar=None)
+    with pytest.raises(TypeError, match="_test_progress_bar` reference"):
+        bar.test_progress_bar
+    trainer.test(Classifier(), DataLoader(make_dataset(6), batch_size=2))
+    trainer.predict(_TwoValLoaders(), DataLoader(make_dataset(4), batch_size=2))
+    assert (bar.test_progress_bar.desc, bar.test_progress_bar.n, bar.test_progress_bar.total) == ("Testing", 3, 3)
+    assert (bar.predict_progress_bar.desc, bar.predict_progress_bar.n) == ("Predicting", 2)
+
+
+def test_progress_bar_api_on_a_terminal_gives_the_tqdm_bars():
+    from tqdm import tqdm
+    bar = TQDMProgressBar(leave=False)
+    _fit_on_terminal(bar)
+    train, val = bar.train_progress_bar, bar.val_progress_bar
+    assert isinstance(train, tqdm) and isinstance(val, tqdm)
+    # Lightning's default layout: one training bar for the fit, its description the last epoch's (tqdm's
+    # set_description appends ": ")
+    assert (train.desc, train.n, train.total) == ("Epoch 1: ", 4, 4)
+    assert (val.desc, val.n, val.total) == ("Validation", 4, 4)

@@ -83,8 +83,9 @@ def test_add_graph_of_an_ember_module(writer, tmp_path):
     writer.close()  # tensorboardX's flush() does not wait for its writer thread; close() does
     graph = accumulator(tmp_path).Graph()
     names = {node.name for node in graph.node}
-    assert "input/input.0" in names and "output/output.0" in names
-    assert "Sequential/0/weight" in names and "Sequential/2/bias" in names
+    assert "input/input" in names and "output/output.1" in names  # Sequential.forward(input)
+    assert "Sequential/Linear[0]/weight" in names and "Sequential/Linear[2]/bias" in names
+    assert "Sequential/Linear[0]/linear" in names and "Sequential/ReLU[1]/relu" in names
     with pytest.raises(ValueError, match="input_to_model"):
         writer.add_graph(model)
 

@@ -2,7 +2,8 @@
 :class:`ember.utils.tensorboard.SummaryWriter`, which accepts ember tensors).
 
 The run directory is ``save_dir/name/version_N`` (plus ``sub_dir``), created when something is first written. The
-model graph is traced through ember's own autograd graph (no torch): see :func:`build_graph_def`.
+model graph is traced by the ONNX exporter's op tracer (no torch): see
+:func:`ember.utils._tensorboard_graph.build_graph_def`.
 """
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import itertools
 import os
 import warnings
 from argparse import Namespace
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 
 from ...core import _filesystem as fs
 from .csv_logs import VersionedLogger, add_prefix, convert_params, flatten_dict, save_hparams_to_yaml
+from ...utils._tensorboard_graph import build_graph_def
 from .logger import rank_zero_experiment
 
 __all__ = ["TensorBoardLogger", "build_graph_def"]
@@ -215,137 +217,3 @@ def _sanitize_params(params: Dict[str, Any]) -> Dict[str, Any]:
             value = str(value)  # as Lightning: None shows as "None", a list as its text
         out[key] = value
     return out
-
-
-# --------------------------------------------------------------------------------------------- graph tracing
-def build_graph_def(model, input_array):
-    """Trace ``model(*input_array)`` through ember's autograd and return a TensorBoard ``GraphDef``.
-
-    Each autograd node becomes a node named after its op (``AddmmBackward0``) inside the scope of the module that
-    created it (``Net/encoder/0/AddmmBackward0``), with edges from its ``next_functions``. Parameters and inputs are
-    leaf nodes (``Net/encoder/0/weight``, ``input/input.0``) carrying their shapes, and every output gets an
-    ``output/output.N`` node. The trace runs in eval mode under the current random state, which it leaves as it
-    found it, so logging the graph changes neither the model nor the random streams of training.
-    """
-    from tensorboardX.proto.graph_pb2 import GraphDef
-    from tensorboardX.proto.versions_pb2 import VersionDef
-    from ...core.autograd.graph import AccumulateGrad
-    from ...core.autograd.grad_mode import enable_grad
-    from ...core.tensor import Tensor
-    from ..checkpoint_connector import capture_rng_states, restore_rng_states
-
-    inputs = input_array if isinstance(input_array, (tuple, list)) else (input_array,)
-    leaves = [t.detach().requires_grad_(True) if isinstance(t, Tensor) and t.is_floating_point() else t
-              for t in inputs]
-    root = type(model).__name__
-    names = {id(sub): root + "/" + path.replace(".", "/") for path, sub in model.named_modules() if path}
-    names[id(model)] = root
-    param_names = {id(p): f"{root}/{n.replace('.', '/')}" for n, p in model.named_parameters()}
-    calls: List[Tuple[str, list, list]] = []
-
-    def hook(module, args, output):
-        calls.append((names.get(id(module), root), _grad_fns(args), _grad_fns(output)))
-
-    handles = [sub.register_forward_hook(hook) for _, sub in model.named_modules()]
-    modes = [(sub, sub.training) for _, sub in model.named_modules()]
-    rng = capture_rng_states()
-    try:
-        model.eval()
-        with enable_grad():
-            output = model(*leaves)
-    finally:
-        for handle in handles:
-            handle.remove()
-        for sub, mode in modes:
-            sub.training = mode
-        restore_rng_states(rng)
-
-    # scopes: modules finish innermost first, so each node goes to the innermost module that produced it
-    scope: Dict[int, str] = {}
-    for module_name, in_fns, out_fns in calls:
-        stop = {id(fn) for fn in in_fns}
-        stack = list(out_fns)
-        while stack:
-            fn = stack.pop()
-            if fn is None or id(fn) in stop or id(fn) in scope or isinstance(fn, AccumulateGrad):
-                continue
-            scope[id(fn)] = module_name
-            stack.extend(edge[0] for edge in fn.next_functions if edge is not None)
-
-    graph = _GraphBuilder()
-    leaf_ids = {id(t): i for i, t in enumerate(leaves) if isinstance(t, Tensor)}
-
-    def node_name(fn) -> str:
-        known = graph.names.get(id(fn))
-        if known is not None:
-            return known
-        if isinstance(fn, AccumulateGrad):
-            var = fn.variable
-            if id(var) in param_names:
-                return graph.add(fn, param_names[id(var)], "Parameter", [], var.shape)
-            if id(var) in leaf_ids:
-                return graph.add(fn, f"input/input.{leaf_ids[id(var)]}", "IO Node", [], var.shape)
-            return graph.add(fn, f"{root}/Tensor", "Tensor", [], var.shape)
-        # inputs first (iteratively: a deep graph must not overflow the stack)
-        pending = [fn]
-        while pending:
-            top = pending[-1]
-            missing = [e[0] for e in top.next_functions if e is not None and e[0] is not None and
-                       id(e[0]) not in graph.names and not isinstance(e[0], AccumulateGrad)]
-            if missing:
-                pending.extend(missing)
-                continue
-            pending.pop()
-            if id(top) in graph.names:
-                continue
-            ins = [node_name(e[0]) for e in top.next_functions if e is not None and e[0] is not None]
-            graph.add(top, f"{scope.get(id(top), root)}/{type(top).__name__}", type(top).__name__, ins, None)
-        return graph.names[id(fn)]
-
-    for i, out in enumerate(_tensors_in(output)):
-        if out.grad_fn is not None:
-            graph.add(None, f"output/output.{i}", "IO Node", [node_name(out.grad_fn)], out.shape)
-    return GraphDef(node=graph.nodes, versions=VersionDef(producer=22))
-
-
-class _GraphBuilder:
-    """Collects NodeDefs with unique names."""
-
-    def __init__(self):
-        self.nodes = []
-        self.names: Dict[int, str] = {}
-        self._counts: Dict[str, int] = {}
-
-    def add(self, fn, name: str, op: str, inputs: List[str], shape) -> str:
-        from tensorboardX.proto.attr_value_pb2 import AttrValue
-        from tensorboardX.proto.node_def_pb2 import NodeDef
-        from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
-        count = self._counts.get(name, 0)
-        self._counts[name] = count + 1
-        unique = name if count == 0 else f"{name}_{count}"
-        attr = {}
-        if shape is not None:
-            dims = [TensorShapeProto.Dim(size=int(s)) for s in shape]
-            attr["_output_shapes"] = AttrValue(list=AttrValue.ListValue(shape=[TensorShapeProto(dim=dims)]))
-        self.nodes.append(NodeDef(name=unique, op=op, input=inputs, device="/device:CPU:0", attr=attr))
-        if fn is not None:
-            self.names[id(fn)] = unique
-        return unique
-
-
-def _tensors_in(obj) -> List[Any]:
-    from ...core.tensor import Tensor
-    if isinstance(obj, Tensor):
-        return [obj]
-    if isinstance(obj, dict):
-        obj = list(obj.values())
-    if isinstance(obj, (list, tuple)):
-        out = []
-        for item in obj:
-            out.extend(_tensors_in(item))
-        return out
-    return []
-
-
-def _grad_fns(obj) -> list:
-    return [t.grad_fn for t in _tensors_in(obj) if t.grad_fn is not None]

@@ -7,6 +7,7 @@ from typing import Any, Dict, List
 from ...core.autograd.grad_mode import no_grad
 from ..call import call_hook, call_module_hook, module_overrides
 from ..states import RunningStage, TrainerFn
+from .fetching import NO_BATCH, batch_to_device, next_batch
 from .loop import Loop
 from .module_mode import ModuleMode
 from .progress import BatchProgress
@@ -138,11 +139,17 @@ class EvaluationLoop(Loop):
         extra = () if dl_idx is None else (dl_idx,)
         connector = trainer.logger_connector
         seen = 0  # the logger step of this loader's step values: its batches in this run (Lightning)
-        for batch_idx, batch in enumerate(loader):
-            if batch_idx >= count:
+        # Lightning's fetch action: "val_next" for validation and the sanity check, "test_next" for test
+        action = f"[_EvaluationLoop].{'test' if name == 'test' else 'val'}_next"
+        iterator = iter(loader)
+        batch_idx = -1
+        while batch_idx + 1 < count:  # never fetches past the limit
+            batch = next_batch(iterator, trainer.profiler, action)
+            if batch is NO_BATCH:
                 break
+            batch_idx += 1
             self.batch_progress.increment_ready()
-            batch = trainer.strategy.batch_to_device(batch, dataloader_idx=dl_idx or 0)
+            batch = batch_to_device(trainer, batch, dl_idx or 0)
             connector.on_eval_batch_start(batch, dl_idx or 0)
             call_hook(trainer, f"on_{name}_batch_start", batch, batch_idx, *extra)
             self.batch_progress.increment_started()

@@ -6,6 +6,7 @@ from typing import Any, List
 from ...core.autograd.grad_mode import no_grad
 from ..call import call_hook, call_module_hook
 from ..states import RunningStage
+from .fetching import NO_BATCH, batch_to_device, next_batch
 from .loop import Loop
 from .module_mode import ModuleMode
 from .progress import BatchProgress
@@ -56,11 +57,15 @@ class PredictionLoop(Loop):
             call_hook(trainer, "on_predict_epoch_start")
             for dl_idx, (loader, count) in enumerate(zip(self._loaders, counts)):
                 extra = (dl_idx,) if n > 1 else ()
-                for batch_idx, batch in enumerate(loader):
-                    if batch_idx >= count:
+                iterator = iter(loader)
+                batch_idx = -1
+                while batch_idx + 1 < count:  # never fetches past the limit
+                    batch = next_batch(iterator, trainer.profiler, "[_PredictionLoop].predict_next")
+                    if batch is NO_BATCH:
                         break
+                    batch_idx += 1
                     self.batch_progress.increment_ready()
-                    batch = trainer.strategy.batch_to_device(batch, dataloader_idx=dl_idx)
+                    batch = batch_to_device(trainer, batch, dl_idx)
                     call_hook(trainer, "on_predict_batch_start", batch, batch_idx, *extra)
                     self.batch_progress.increment_started()
                     output = call_module_hook(trainer, "predict_step", *step_args(

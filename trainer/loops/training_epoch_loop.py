@@ -12,6 +12,7 @@ from ..exceptions import MisconfigurationException
 from ..states import RunningStage
 from ..utilities.combined_loader import CombinedLoader
 from .evaluation_loop import EvaluationLoop
+from .fetching import NO_BATCH, batch_to_device, next_batch
 from .loop import Loop
 from .optimization import AutomaticOptimization, ManualOptimization
 from .progress import BatchProgress
@@ -19,7 +20,7 @@ from .schedulers import update_lr_schedulers
 
 __all__ = ["TrainingEpochLoop"]
 
-_NO_BATCH = object()
+_NO_BATCH = NO_BATCH
 
 
 class TrainingEpochLoop(Loop):
@@ -159,8 +160,7 @@ class TrainingEpochLoop(Loop):
         self.batch_start_rng = snapshot_rng_states()  # an exception checkpoint written mid-batch resumes from here
         self.batch_progress.increment_ready()
         connector.on_train_batch_start(batch)
-        with trainer.profiler.profile(f"[Strategy]{type(trainer.strategy).__name__}.batch_to_device"):
-            batch = trainer.strategy.batch_to_device(batch, dataloader_idx=0)
+        batch = batch_to_device(trainer, batch, dataloader_idx=0)
         response = call_hook(trainer, "on_train_batch_start", batch, batch_idx)
         if response == -1:
             self.batch_progress.increment_processed()
@@ -303,11 +303,7 @@ class TrainingEpochLoop(Loop):
 
 def _next(iterator, profiler):
     """The next batch, or ``_NO_BATCH`` at the end, timed as Lightning's ``train_dataloader_next`` action."""
-    with profiler.profile("[_TrainingEpochLoop].train_dataloader_next"):
-        try:
-            return next(iterator)
-        except StopIteration:
-            return _NO_BATCH
+    return next_batch(iterator, profiler, "[_TrainingEpochLoop].train_dataloader_next")
 
 
 def _step_takes_optimizer_idx(module) -> bool:

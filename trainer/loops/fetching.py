@@ -1,0 +1,30 @@
+"""Fetching a batch and moving it to the device, timed under Lightning's profiler action names.
+
+Every loop gets its batches through :func:`next_batch` (``[_TrainingEpochLoop].train_dataloader_next``,
+``[_EvaluationLoop].val_next``/``test_next``, ``[_PredictionLoop].predict_next``) and moves them with
+:func:`batch_to_device` (``[Strategy]SingleDeviceStrategy.batch_to_device``), so ``Trainer(profiler="simple")``
+shows where data loading time goes in every stage, as Lightning's report does.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["NO_BATCH", "next_batch", "batch_to_device"]
+
+NO_BATCH = object()  # what next_batch returns when the iterator is exhausted
+
+
+def next_batch(iterator, profiler, action: str) -> Any:
+    """The next batch of ``iterator``, or :data:`NO_BATCH` at its end, timed as the profiler action ``action``."""
+    with profiler.profile(action):
+        try:
+            return next(iterator)
+        except StopIteration:
+            return NO_BATCH
+
+
+def batch_to_device(trainer, batch, dataloader_idx: int) -> Any:
+    """``trainer.strategy.batch_to_device(batch)``, timed as ``[Strategy]<StrategyClass>.batch_to_device``."""
+    strategy = trainer.strategy
+    with trainer.profiler.profile(f"[Strategy]{type(strategy).__name__}.batch_to_device"):
+        return strategy.batch_to_device(batch, dataloader_idx=dataloader_idx)
