@@ -53,6 +53,7 @@ def test_model_checkpoint_to_yaml_is_atomic(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(yaml, "dump", broken_dump)
+    monkeypatch.setattr(yaml, "safe_dump", broken_dump)
     ckpt.best_k_models = {"c.ckpt": 0.125}
     with pytest.raises(OSError, match="disk full"):
         ckpt.to_yaml()
