@@ -154,7 +154,8 @@ def _no_example():
 def test_model_summary_callback_logs_to_stderr_at_fit_start(capsys, monkeypatch):
     import logging
     import sys
-    (handler,) = logging.getLogger("ember.trainer").handlers  # the StreamHandler ember installs: stderr
+    # the plain StreamHandler ember installs (pytest's logging plugin may add its own subclasses beside it)
+    (handler,) = [h for h in logging.getLogger("ember.trainer").handlers if type(h) is logging.StreamHandler]
     monkeypatch.setattr(handler, "stream", sys.stderr)  # pytest's capture of stderr, replaced after import
 
     class Model(Classifier):
