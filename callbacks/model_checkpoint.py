@@ -317,6 +317,11 @@ class ModelCheckpoint(Checkpoint):
         return (bool(trainer.fast_dev_run) or trainer.state.fn != TrainerFn.FITTING or trainer.sanity_checking
                 or self._last_global_step_saved == trainer.global_step)
 
+    @property
+    def saves_on_exception(self) -> bool:
+        """Whether an exception makes this callback write a checkpoint (``save_on_exception``)."""
+        return self.save_on_exception
+
     def _should_save_on_exception(self, trainer) -> bool:
         return (self.save_on_exception and not trainer.fast_dev_run and not trainer.sanity_checking
                 and self._last_global_step_saved != trainer.global_step)

@@ -13,7 +13,7 @@ import numpy as np
 from .device import device as _device
 from .tensor import Tensor
 
-__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
+__all__ = ["Generator", "state_tensor", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "fork_rng"]
 
 _DEFAULT_SEED = 67280421310721  # PyTorch's default initial seed
@@ -58,8 +58,12 @@ class Generator:
 
     def get_state(self):
         """The generator state as a uint8 tensor."""
-        payload = json.dumps({"seed": self._seed, "state": self._np.bit_generator.state}).encode()
-        return Tensor._make(np.frombuffer(payload, dtype=np.uint8).copy())
+        return state_tensor(self.snapshot())
+
+    def snapshot(self) -> tuple:
+        """The state as plain Python values, cheap enough to take at every training batch;
+        :func:`state_tensor` turns it into what :meth:`get_state` returns."""
+        return self._seed, self._np.bit_generator.state
 
     def set_state(self, new_state) -> "Generator":
         """Restore a state returned by :meth:`get_state`."""
@@ -82,6 +86,13 @@ class Generator:
 
 
 default_generator = Generator()
+
+
+def state_tensor(snapshot: tuple):
+    """The uint8 state tensor (as :meth:`Generator.get_state` gives) of a :meth:`Generator.snapshot`."""
+    seed, state = snapshot
+    payload = json.dumps({"seed": seed, "state": state}).encode()
+    return Tensor._make(np.frombuffer(payload, dtype=np.uint8).copy())
 
 
 def _gen(generator):

@@ -27,15 +27,16 @@ __all__ = ["CheckpointConnector", "capture_rng_states", "restore_rng_states", "s
 def snapshot_rng_states() -> tuple:
     """The raw RNG states, cheap enough to take at every batch (:func:`capture_rng_states` converts them)."""
     from ..core import random as em_random
-    return em_random.get_rng_state(), np.random.get_state(), random.getstate()
+    return em_random.default_generator.snapshot(), np.random.get_state(), random.getstate()
 
 
 def capture_rng_states(snapshot: Optional[tuple] = None) -> Dict[str, Any]:
     """The states of ember's default generator, NumPy's global RNG and Python's ``random`` (now, or as of an
     earlier :func:`snapshot_rng_states`)."""
+    from ..core import random as em_random
     ember_state, np_state, py_state = snapshot if snapshot is not None else snapshot_rng_states()
     return {
-        "ember": ember_state,
+        "ember": em_random.state_tensor(ember_state),
         "numpy": {"name": np_state[0], "keys": np_state[1].astype(np.int64).tolist(), "pos": int(np_state[2]),
                   "has_gauss": int(np_state[3]), "cached_gaussian": float(np_state[4])},
         "python": {"version": py_state[0], "state": list(py_state[1]), "gauss": py_state[2]},

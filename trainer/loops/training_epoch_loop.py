@@ -34,6 +34,7 @@ class TrainingEpochLoop(Loop):
         super().__init__(trainer)
         self.batch_progress = BatchProgress()
         self.batch_start_rng: Optional[tuple] = None  # see interrupted_batch_rng_states
+        self._snapshot_rng = False  # set per run: whether an exception may write a checkpoint
         self.automatic_optimization = AutomaticOptimization(trainer)
         self.manual_optimization = ManualOptimization(trainer)
         self.val_loop = EvaluationLoop(trainer, RunningStage.VALIDATING)
@@ -110,6 +111,7 @@ class TrainingEpochLoop(Loop):
             self.batch_progress.reset_on_run()
         self._stop_epoch = False
         self._multi_optimizer_step = _step_takes_optimizer_idx(self.trainer.lightning_module)
+        self._snapshot_rng = _may_save_on_exception(self.trainer)
         if restarting and self._loader_state is not None and hasattr(loader, "load_state_dict"):
             loader.load_state_dict(self._loader_state)
         elif restarting and hasattr(loader, "__len__") and not hasattr(loader, "load_state_dict"):
@@ -157,7 +159,8 @@ class TrainingEpochLoop(Loop):
         trainer = self.trainer
         module = trainer.lightning_module
         connector = trainer.logger_connector
-        self.batch_start_rng = snapshot_rng_states()  # an exception checkpoint written mid-batch resumes from here
+        if self._snapshot_rng:  # an exception checkpoint written mid-batch resumes from here (~30 us: only if needed)
+            self.batch_start_rng = snapshot_rng_states()
         self.batch_progress.increment_ready()
         connector.on_train_batch_start(batch)
         batch = batch_to_device(trainer, batch, dataloader_idx=0)
@@ -304,6 +307,16 @@ class TrainingEpochLoop(Loop):
 def _next(iterator, profiler):
     """The next batch, or ``_NO_BATCH`` at the end, timed as Lightning's ``train_dataloader_next`` action."""
     return next_batch(iterator, profiler, "[_TrainingEpochLoop].train_dataloader_next")
+
+
+def _may_save_on_exception(trainer) -> bool:
+    """Whether an exception can write a checkpoint: a callback that says so (``saves_on_exception``), or one that
+    overrides ``on_exception`` and does not say, or a module that overrides it."""
+    from ...callbacks.callback import Callback
+    for cb in trainer.callbacks:
+        if getattr(cb, "saves_on_exception", type(cb).on_exception is not Callback.on_exception):
+            return True
+    return module_overrides(trainer, "on_exception")
 
 
 def _step_takes_optimizer_idx(module) -> bool:
