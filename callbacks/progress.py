@@ -439,6 +439,8 @@ class TQDMProgressBar(ProgressBar):
         self.reset_dataloader_idx_tracker()
         self._close("predict")
 
+    saves_on_exception = False  # it only closes its bars (so training need not snapshot RNG states for it)
+
     def on_exception(self, trainer, pl_module, exception) -> None:
         for key in list(self._bars):
             self._close(key)
