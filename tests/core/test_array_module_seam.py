@@ -110,8 +110,6 @@ OP_CASES.update({
 
 # nn.functional still calls numpy on device data here (issue 20, point 1: to convert, then drop from this list)
 NN_FUNCTIONAL_TO_CONVERT = {
-    "F.relu_gelu": "an activation's backward (nn/functional/_activation.py) mixes host and device arrays",
-    "F.bce_logits": "binary_cross_entropy_with_logits (nn/functional/_loss.py) adds a host tensor to device data",
     "F.cross_entropy": "cross_entropy's result (nn/functional/_loss.py) is built on the host",
     "F.mse_nll": "a loss reduction (nn/functional/_loss.py) returns a host tensor",
     "F.embedding": "embedding's backward (nn/functional/_linear.py, np.add.at) leaves the device",

@@ -93,8 +93,9 @@ def threshold(input, threshold, value, inplace=False):
 
 def _threshold(input, thr, value):
     x = input._data
+    xp = input._xp
     mask = x > thr
-    out = np.where(mask, x, np.asarray(value, dtype=x.dtype))
+    out = xp.where(mask, x, xp.asarray(value, dtype=x.dtype))
     return _piecewise(input, out, mask.astype(x.dtype), ThresholdBackward0)
 
 
@@ -119,7 +120,7 @@ def relu_(input):
 
 def _hardtanh(input, min_val, max_val):
     x = input._data
-    out = np.clip(x, min_val, max_val)
+    out = input._xp.clip(x, min_val, max_val)
     slope = ((x > min_val) & (x < max_val)).astype(x.dtype)
     return _piecewise(input, out, slope, HardtanhBackward0)
 
@@ -146,8 +147,9 @@ def relu6(input, inplace=False):
 
 def _leaky_relu(input, negative_slope):
     x = input._data
+    xp = input._xp
     pos = x > 0
-    slope = np.where(pos, np.asarray(1, x.dtype), np.asarray(negative_slope, x.dtype))
+    slope = xp.where(pos, xp.asarray(1, x.dtype), xp.asarray(negative_slope, x.dtype))
     return _piecewise(input, x * slope, slope, LeakyReluBackward0)
 
 
@@ -198,7 +200,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, ge
     def fn(t):
         x = t._data
         a = _gen(generator).uniform(lower, upper, x.shape).astype(x.dtype)
-        slope = np.where(x >= 0, np.asarray(1, x.dtype), a)
+        slope = t._xp.where(x >= 0, t._xp.asarray(1, x.dtype), a)
         return _piecewise(t, x * slope, slope, RreluWithNoiseBackward0)
     return apply_inplace(input, fn) if inplace else fn(input)
 
@@ -213,7 +215,7 @@ def hardshrink(input, lambd=0.5):
     _check(input, "hardshrink")
     x = input._data
     mask = (x > lambd) | (x < -lambd)
-    return _piecewise(input, np.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
+    return _piecewise(input, input._xp.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
 
 
 def softshrink(input, lambd=0.5):
@@ -222,7 +224,8 @@ def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     x = input._data
-    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
+    xp = input._xp
+    out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
     return _piecewise(input, out, ((x > lambd) | (x < -lambd)).astype(x.dtype), SoftshrinkBackward0)
 
 
@@ -232,7 +235,7 @@ def hardsigmoid(input, inplace=False):
 
     def fn(t):
         x = t._data
-        out = np.clip(x / 6 + 0.5, 0, 1).astype(x.dtype)
+        out = t._xp.clip(x / 6 + 0.5, 0, 1).astype(x.dtype)
         slope = (((x > -3) & (x < 3)) / 6).astype(x.dtype)
         return _piecewise(t, out, slope, HardsigmoidBackward0)
     return apply_inplace(input, fn) if inplace else fn(input)
@@ -257,9 +260,10 @@ class EluBackward0(Node):
 
 def _elu_like(input, alpha, scale, input_scale):
     x = input._data
+    xp = input._xp
     pos = x > 0
-    neg = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
-    out = wrap(np.where(pos, x * scale, neg).astype(x.dtype))
+    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
+    out = wrap(xp.where(pos, x * scale, neg).astype(x.dtype))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = EluBackward0()
         node._ctx = (pos.astype(x.dtype), alpha, scale, input_scale)
@@ -347,10 +351,10 @@ def _erf_array(a):
 def _gelu_slope(x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)
-        t = np.tanh(inner)
+        t = _xp_of(x).tanh(inner)
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * x * x)
     cdf = 0.5 * (1 + _erf_array(x / _SQRT_2))
-    return cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return cdf + x * _xp_of(x).exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
 # Exact GELU kernels. Elements are processed in blocks that stay in cache, each pass writing into a reused
@@ -445,7 +449,7 @@ def gelu(input, approximate="none"):
     x = input._data
     phi = None
     if approximate == "tanh":
-        out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
+        out = 0.5 * x * (1 + input._xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
     else:
         out, phi = _gelu_forward_exact(x)
     out = wrap(out.astype(x.dtype, copy=False))
@@ -493,7 +497,8 @@ def hardswish(input, inplace=False):
         x = t._data
         lo, hi = x <= -3, x >= 3
         mid = ~(lo | hi)
-        out = np.where(hi, x, np.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
+        xp = t._xp
+        out = xp.where(hi, x, xp.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
         res = wrap(out)
         if GRAD_ENABLED[0] and t._requires_grad:
             node = HardswishBackward0()
@@ -536,8 +541,8 @@ class SoftplusBackward0(Node):
         linear = (xd * beta) > thr
         if not GRAD_ENABLED[0]:
             with np.errstate(over="ignore"):
-                s = 1.0 / (1.0 + np.exp(-np.where(linear, 0, xd * beta)))
-            slope = np.where(linear, 1, s).astype(xd.dtype)
+                s = 1.0 / (1.0 + x._xp.exp(-x._xp.where(linear, 0, xd * beta)))
+            slope = x._xp.where(linear, 1, s).astype(xd.dtype)
             return (wrap(grad._data * slope),)
         lin = wrap(linear.astype(xd.dtype))
         return (grad * (lin + (1 - lin) * _m.sigmoid(x * beta)),)
@@ -548,7 +553,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     _check(input, "softplus")
     x = input._data
     bx = x * beta
-    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+    out = input._xp.where(bx > threshold, x, input._xp.logaddexp(0, bx) / beta).astype(x.dtype)
     out = wrap(out)
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SoftplusBackward0()
@@ -566,8 +571,9 @@ class LogSigmoidBackward0(Node):
         # d/dx log(sigmoid(x)) = sigmoid(-x)
         if not GRAD_ENABLED[0]:
             xd = x._data
-            e = np.exp(-np.abs(xd))
-            s = np.where(xd >= 0, e / (1 + e), 1 / (1 + e)).astype(xd.dtype)
+            xp = x._xp
+            e = xp.exp(-xp.abs(xd))
+            s = xp.where(xd >= 0, e / (1 + e), 1 / (1 + e)).astype(xd.dtype)
             return (wrap(grad._data * s),)
         return (grad * _m.sigmoid(-x),)
 
@@ -576,7 +582,8 @@ def logsigmoid(input):
     """``log(1 / (1 + exp(-x)))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``."""
     _check(input, "log_sigmoid")
     x = input._data
-    out = wrap((np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype))
+    xp = input._xp
+    out = wrap((xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))).astype(x.dtype))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = LogSigmoidBackward0()
         node.save(input)
