@@ -110,8 +110,6 @@ OP_CASES.update({
 
 # nn.functional still calls numpy on device data here (issue 20, point 1: to convert, then drop from this list)
 NN_FUNCTIONAL_TO_CONVERT = {
-    "F.cross_entropy": "cross_entropy's result (nn/functional/_loss.py) is built on the host",
-    "F.mse_nll": "a loss reduction (nn/functional/_loss.py) returns a host tensor",
     "F.embedding": "embedding's backward (nn/functional/_linear.py, np.add.at) leaves the device",
     "nn.utils.rnn": "pad_sequence's rows are scattered by nn/functional/_linear.py's _segment_sum, whose result is "
                     "on the host",
