@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import threads
 from ...autograd.graph import Node
+from ...device import array_module as _xp_of
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
 from ...random import _gen
 from ._sums import sum_leading
@@ -289,17 +290,19 @@ def _check_indices(indices, fn):
 
 def _rows_sum(grad2, idx, n_rows):
     """Sum the rows of ``grad2`` (K, D) into an (n_rows, D) array at row indices ``idx`` (K,)."""
-    out = np.zeros((n_rows,) + grad2.shape[1:], dtype=grad2.dtype)
+    xp = _xp_of(grad2)
+    out = xp.zeros((n_rows,) + grad2.shape[1:], dtype=grad2.dtype)
     if idx.size == 0:
         return out
+    idx = xp.asarray(idx)  # segment ids may come from the host (pad_sequence's lengths)
     if idx.size < 64:
-        np.add.at(out, idx, grad2)
+        xp.add.at(out, idx, grad2)
         return out
     # sort once and reduce contiguous runs: much faster than np.add.at for 2-D data
-    order = np.argsort(idx, kind="stable")
+    order = xp.argsort(idx, kind="stable")
     s = idx[order]
-    starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-    out[s[starts]] = np.add.reduceat(grad2[order], starts, axis=0)
+    starts = xp.flatnonzero(xp.concatenate((xp.asarray([True]), s[1:] != s[:-1])))
+    out[s[starts]] = xp.add.reduceat(grad2[order], starts, axis=0)
     return out
 
 
@@ -379,12 +382,13 @@ def _renorm_rows(weight, idx, max_norm, norm_type):
     """Rescale (in place, without autograd) the rows of ``weight`` referenced by ``idx`` whose norm exceeds
     ``max_norm``."""
     w = weight._data
-    rows = np.unique(idx)
+    xp = weight._xp
+    rows = xp.unique(idx)
     if rows.size == 0:
         return
     sub = w[rows]
-    norms = np.linalg.norm(sub.reshape(rows.size, -1).astype(np.float64), ord=norm_type, axis=1)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    norms = xp.linalg.norm(sub.reshape(rows.size, -1).astype(np.float64), ord=norm_type, axis=1)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     w[rows] = (sub * scale.reshape((-1,) + (1,) * (sub.ndim - 1))).astype(w.dtype)
     weight._bump_version()
 
@@ -415,7 +419,7 @@ def _flat_indices(input, num_embeddings):
 
 def _freq_scale(idx):
     """Per-index ``1 / count(index)`` for ``scale_grad_by_freq``."""
-    counts = np.bincount(idx)
+    counts = _xp_of(idx).bincount(idx)
     return (1.0 / counts[idx])
 
 
