@@ -7,7 +7,7 @@ import numpy as np
 
 from ...ops._base import apply_inplace, wrap
 from ...random import _gen
-from ._linear import _tensor_arg
+from ._args import _tensor_arg
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 

@@ -11,26 +11,14 @@ from ... import threads
 from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
+from ._args import _tensor_arg
+# dropout moved to _dropout.py; the old import path ``_linear.dropout`` keeps working
+from ._dropout import (alpha_dropout, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
+                       feature_alpha_dropout)
 from ._sums import sum_leading
 
 __all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "normalize", "cosine_similarity",
            "pairwise_distance", "pdist"]
-
-_DROPOUT = ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
-
-
-def __getattr__(name):
-    # dropout moved to _dropout.py; ``_linear.dropout`` keeps working (imported lazily: _dropout imports this file)
-    if name in _DROPOUT:
-        from . import _dropout
-        return getattr(_dropout, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _tensor_arg(value, name, fn, pos):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' (position {pos}) must be Tensor, not {type(value).__name__}")
-    return value
 
 
 # ------------------------------------------------------------------------------------------------------ linear
