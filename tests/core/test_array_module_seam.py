@@ -84,7 +84,7 @@ OP_CASES = {
 }
 
 _x4 = _a(2, 3, 6, 6)
-# nn.functional: the same check (its kernels are being converted; see NN_FUNCTIONAL_TO_CONVERT)
+# nn.functional: the same check
 OP_CASES.update({
     "F.relu_gelu": (lambda a: F.relu(a) + F.gelu(a) + F.silu(a) + F.leaky_relu(a, 0.1), (_a(4, 5),), (0,)),
     "F.softmax": (lambda a: F.softmax(a, 1) + F.log_softmax(a, 1), (_a(4, 5),), (0,)),
@@ -108,18 +108,6 @@ OP_CASES.update({
                     (0, 1, 2)),
 })
 
-# nn.functional still calls numpy on device data here (issue 20, point 1: to convert, then drop from this list)
-NN_FUNCTIONAL_TO_CONVERT = {
-    "F.relu_gelu": "an activation's backward (nn/functional/_activation.py) mixes host and device arrays",
-    "F.bce_logits": "binary_cross_entropy_with_logits (nn/functional/_loss.py) adds a host tensor to device data",
-    "F.cross_entropy": "cross_entropy's result (nn/functional/_loss.py) is built on the host",
-    "F.mse_nll": "a loss reduction (nn/functional/_loss.py) returns a host tensor",
-    "F.embedding": "embedding's backward (nn/functional/_linear.py, np.add.at) leaves the device",
-    "nn.utils.rnn": "pad_sequence's rows are scattered by nn/functional/_linear.py's _segment_sum, whose result is "
-                    "on the host",
-}
-KNOWN_DIRECT = dict(NN_FUNCTIONAL_TO_CONVERT)
-
 
 def _run(fn, arrays, grad_inputs, device):
     inputs = []
@@ -141,8 +129,6 @@ def _host(t):
 
 @pytest.mark.parametrize("name", sorted(OP_CASES))
 def test_ops_compute_with_the_array_module_of_their_inputs(name):
-    if name in KNOWN_DIRECT:
-        pytest.xfail(KNOWN_DIRECT[name])
     fn, arrays, grad_inputs = OP_CASES[name]
     ref_out, ref_grads = _run(fn, arrays, grad_inputs, device=False)
     with fake_device():

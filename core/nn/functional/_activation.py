@@ -17,6 +17,8 @@ from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
+from ...ops.softmax import _axis, _softmax_dim
+from ...ops.softmax import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401 (public here)
 from ...ops.special import _ERF32_P, _ERF32_Q
 from ...random import _gen
 
@@ -93,8 +95,9 @@ def threshold(input, threshold, value, inplace=False):
 
 def _threshold(input, thr, value):
     x = input._data
+    xp = input._xp
     mask = x > thr
-    out = np.where(mask, x, np.asarray(value, dtype=x.dtype))
+    out = xp.where(mask, x, xp.asarray(value, dtype=x.dtype))
     return _piecewise(input, out, mask.astype(x.dtype), ThresholdBackward0)
 
 
@@ -119,7 +122,7 @@ def relu_(input):
 
 def _hardtanh(input, min_val, max_val):
     x = input._data
-    out = np.clip(x, min_val, max_val)
+    out = input._xp.clip(x, min_val, max_val)
     slope = ((x > min_val) & (x < max_val)).astype(x.dtype)
     return _piecewise(input, out, slope, HardtanhBackward0)
 
@@ -146,8 +149,9 @@ def relu6(input, inplace=False):
 
 def _leaky_relu(input, negative_slope):
     x = input._data
+    xp = input._xp
     pos = x > 0
-    slope = np.where(pos, np.asarray(1, x.dtype), np.asarray(negative_slope, x.dtype))
+    slope = xp.where(pos, xp.asarray(1, x.dtype), xp.asarray(negative_slope, x.dtype))
     return _piecewise(input, x * slope, slope, LeakyReluBackward0)
 
 
@@ -198,7 +202,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, ge
     def fn(t):
         x = t._data
         a = _gen(generator).uniform(lower, upper, x.shape).astype(x.dtype)
-        slope = np.where(x >= 0, np.asarray(1, x.dtype), a)
+        slope = t._xp.where(x >= 0, t._xp.asarray(1, x.dtype), a)
         return _piecewise(t, x * slope, slope, RreluWithNoiseBackward0)
     return apply_inplace(input, fn) if inplace else fn(input)
 
@@ -213,7 +217,7 @@ def hardshrink(input, lambd=0.5):
     _check(input, "hardshrink")
     x = input._data
     mask = (x > lambd) | (x < -lambd)
-    return _piecewise(input, np.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
+    return _piecewise(input, input._xp.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
 
 
 def softshrink(input, lambd=0.5):
@@ -222,7 +226,8 @@ def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     x = input._data
-    out = np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
+    xp = input._xp
+    out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
     return _piecewise(input, out, ((x > lambd) | (x < -lambd)).astype(x.dtype), SoftshrinkBackward0)
 
 
@@ -232,7 +237,7 @@ def hardsigmoid(input, inplace=False):
 
     def fn(t):
         x = t._data
-        out = np.clip(x / 6 + 0.5, 0, 1).astype(x.dtype)
+        out = t._xp.clip(x / 6 + 0.5, 0, 1).astype(x.dtype)
         slope = (((x > -3) & (x < 3)) / 6).astype(x.dtype)
         return _piecewise(t, out, slope, HardsigmoidBackward0)
     return apply_inplace(input, fn) if inplace else fn(input)
@@ -257,9 +262,10 @@ class EluBackward0(Node):
 
 def _elu_like(input, alpha, scale, input_scale):
     x = input._data
+    xp = input._xp
     pos = x > 0
-    neg = np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale)
-    out = wrap(np.where(pos, x * scale, neg).astype(x.dtype))
+    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
+    out = wrap(xp.where(pos, x * scale, neg).astype(x.dtype))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = EluBackward0()
         node._ctx = (pos.astype(x.dtype), alpha, scale, input_scale)
@@ -347,10 +353,10 @@ def _erf_array(a):
 def _gelu_slope(x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)
-        t = np.tanh(inner)
+        t = _xp_of(x).tanh(inner)
         return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * x * x)
     cdf = 0.5 * (1 + _erf_array(x / _SQRT_2))
-    return cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return cdf + x * _xp_of(x).exp(-0.5 * x * x) * _INV_SQRT_2PI
 
 
 # Exact GELU kernels. Elements are processed in blocks that stay in cache, each pass writing into a reused
@@ -445,7 +451,7 @@ def gelu(input, approximate="none"):
     x = input._data
     phi = None
     if approximate == "tanh":
-        out = 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
+        out = 0.5 * x * (1 + input._xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)))
     else:
         out, phi = _gelu_forward_exact(x)
     out = wrap(out.astype(x.dtype, copy=False))
@@ -493,7 +499,8 @@ def hardswish(input, inplace=False):
         x = t._data
         lo, hi = x <= -3, x >= 3
         mid = ~(lo | hi)
-        out = np.where(hi, x, np.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
+        xp = t._xp
+        out = xp.where(hi, x, xp.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
         res = wrap(out)
         if GRAD_ENABLED[0] and t._requires_grad:
             node = HardswishBackward0()
@@ -536,8 +543,8 @@ class SoftplusBackward0(Node):
         linear = (xd * beta) > thr
         if not GRAD_ENABLED[0]:
             with np.errstate(over="ignore"):
-                s = 1.0 / (1.0 + np.exp(-np.where(linear, 0, xd * beta)))
-            slope = np.where(linear, 1, s).astype(xd.dtype)
+                s = 1.0 / (1.0 + x._xp.exp(-x._xp.where(linear, 0, xd * beta)))
+            slope = x._xp.where(linear, 1, s).astype(xd.dtype)
             return (wrap(grad._data * slope),)
         lin = wrap(linear.astype(xd.dtype))
         return (grad * (lin + (1 - lin) * _m.sigmoid(x * beta)),)
@@ -548,7 +555,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     _check(input, "softplus")
     x = input._data
     bx = x * beta
-    out = np.where(bx > threshold, x, np.logaddexp(0, bx) / beta).astype(x.dtype)
+    out = input._xp.where(bx > threshold, x, input._xp.logaddexp(0, bx) / beta).astype(x.dtype)
     out = wrap(out)
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SoftplusBackward0()
@@ -566,8 +573,9 @@ class LogSigmoidBackward0(Node):
         # d/dx log(sigmoid(x)) = sigmoid(-x)
         if not GRAD_ENABLED[0]:
             xd = x._data
-            e = np.exp(-np.abs(xd))
-            s = np.where(xd >= 0, e / (1 + e), 1 / (1 + e)).astype(xd.dtype)
+            xp = x._xp
+            e = xp.exp(-xp.abs(xd))
+            s = xp.where(xd >= 0, e / (1 + e), 1 / (1 + e)).astype(xd.dtype)
             return (wrap(grad._data * s),)
         return (grad * _m.sigmoid(-x),)
 
@@ -576,7 +584,8 @@ def logsigmoid(input):
     """``log(1 / (1 + exp(-x)))``, computed stably as ``min(x, 0) - log1p(exp(-|x|))``."""
     _check(input, "log_sigmoid")
     x = input._data
-    out = wrap((np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype))
+    xp = input._xp
+    out = wrap((xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))).astype(x.dtype))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = LogSigmoidBackward0()
         node.save(input)
@@ -598,104 +607,7 @@ def glu(input, dim=-1):
 
 
 # ---------------------------------------------------------------------------------------------- softmax family
-def _softmax_dim(name, ndim, stacklevel):
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
-                  "argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _axis(dim, ndim, fn):
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"{fn}(): argument 'dim' must be int, not {type(dim).__name__}")
-    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
-    if dim < lo or dim > hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-    return dim % max(ndim, 1)
-
-
-def _prep(input, dim, dtype, fn, stacklevel):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if dim is None:
-        dim = _softmax_dim(fn, input.ndim, stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    elif input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"\"{fn}_lastdim_kernel_impl\" not implemented for '{input.dtype.scalar_name}'")
-    return input, _axis(dim, input.ndim, fn)
-
-
-class SoftmaxBackward0(Node):
-    __slots__ = ()
-
-    def apply(self, grad):
-        axis = self._ctx
-        y = self.saved_output()
-        if not GRAD_ENABLED[0]:
-            g, yd = grad._data, y._data
-            gy = g * yd
-            return (wrap(gy - yd * gy.sum(axis=axis, keepdims=True)),)
-        gy = grad * y
-        return (gy - y * gy.sum(axis, keepdim=True),)
-
-
-class LogSoftmaxBackward0(Node):
-    __slots__ = ()
-
-    def apply(self, grad):
-        axis = self._ctx
-        y = self.saved_output()
-        if not GRAD_ENABLED[0]:
-            g = grad._data
-            return (wrap(g - np.exp(y._data) * g.sum(axis=axis, keepdims=True)),)
-        return (grad - _m.exp(y) * grad.sum(axis, keepdim=True),)
-
-
-def _softmax_array(x, axis):
-    if x.ndim == 0:
-        return np.ones_like(x)
-    e = x - x.max(axis=axis, keepdims=True)
-    np.exp(e, out=e)
-    e /= e.sum(axis=axis, keepdims=True)
-    return e
-
-
-def _log_softmax_array(x, axis):
-    if x.ndim == 0:
-        return np.zeros_like(x)
-    z = x - x.max(axis=axis, keepdims=True)
-    z -= np.log(np.exp(z).sum(axis=axis, keepdims=True))
-    return z
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``exp(x_i) / sum_j exp(x_j)`` along ``dim`` (computed with the max subtracted, so it cannot overflow).
-
-    Args:
-        input (Tensor): input.
-        dim (int): the dimension that sums to 1.
-        dtype: cast the input to this dtype first.
-    """
-    input, axis = _prep(input, dim, dtype, "softmax", _stacklevel)
-    out = wrap(_softmax_array(input._data, axis))
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = SoftmaxBackward0()
-        node._ctx = axis
-        node.save_output(out)
-        record(node, out, input)
-    return out
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """``log(softmax(x))`` along ``dim``, computed in one stable pass (``x - max - log(sum(exp(x - max)))``)."""
-    input, axis = _prep(input, dim, dtype, "log_softmax", _stacklevel)
-    out = wrap(_log_softmax_array(input._data, axis))
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = LogSoftmaxBackward0()
-        node._ctx = axis
-        node.save_output(out)
-        record(node, out, input)
-    return out
+# softmax and log_softmax live with their kernels in core/ops/softmax.py (em.softmax is the same computation)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -162,7 +162,7 @@ def _math_attention(query, key, value, float_mask, const_mask, dropout_p, scale)
     """The reference implementation (``SDPBackend.MATH``): composed ember ops, so its graph is ordinary nodes."""
     probs = _composed_probs(query, key, scale, float_mask, const_mask)
     if dropout_p > 0.0:
-        from ._linear import dropout
+        from ._dropout import dropout
         probs = dropout(probs, dropout_p, training=True)
     return probs @ value
 

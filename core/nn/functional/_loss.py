@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ...autograd.graph import Node
+from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 from ._activation import log_softmax, logsigmoid, relu, softmax, softplus
@@ -344,7 +345,7 @@ def _target_info(target_arr, n_classes, ignore_index, weight_arr, dtype):
         safe = t
     else:
         valid = t != ignore_index
-        safe = np.where(valid, t, 0)
+        safe = _xp_of(t).where(valid, t, 0)
         lo, hi = (safe.min(), safe.max()) if safe.size else (0, 0)
     if lo < 0 or hi >= n_classes:
         bad = int(hi if hi >= n_classes else lo)
@@ -360,15 +361,17 @@ def _target_info(target_arr, n_classes, ignore_index, weight_arr, dtype):
 
 def _pick(x, safe):
     """``x[n, safe[n], ...]``: the entries of the target classes along dim 1."""
+    xp = _xp_of(x)
     if x.ndim == 2:
-        return x[np.arange(x.shape[0]), safe]
-    return np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        return x[xp.arange(x.shape[0]), safe]
+    return xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
 
 
 def _scatter_onehot(shape, safe, values, dtype):
     """An array of ``shape`` (N, C, ...) that is ``values`` at the target class positions and 0 elsewhere."""
-    out = np.zeros(shape, dtype=dtype)
-    np.put_along_axis(out, np.expand_dims(safe, 1), np.expand_dims(values, 1), axis=1)
+    xp = _xp_of(safe)
+    out = xp.zeros(shape, dtype=dtype)
+    xp.put_along_axis(out, xp.expand_dims(safe, 1), xp.expand_dims(values, 1), axis=1)
     return out
 
 
@@ -381,7 +384,7 @@ class NllLossBackward0(Node):
     def apply(self, grad):
         shape, safe, coef, reduction, dtype = self._ctx
         if reduction == "none":
-            values = -coef if coef is not None else -np.ones(safe.shape, dtype=dtype)
+            values = -coef if coef is not None else -_xp_of(safe).ones(safe.shape, dtype=dtype)
             pattern = _scatter_onehot(shape, safe, values, dtype)
             gexp = grad.unsqueeze(1)
         else:
@@ -425,16 +428,17 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         if squeeze:
             out_arr = out_arr.reshape(())
     else:
+        xp = input._xp
         total = loss.sum()
         if reduction == "mean":
             denom = safe.size if w is None else w.sum()
             with np.errstate(invalid="ignore", divide="ignore"):
-                out_arr = np.asarray(total / denom, dtype=x.dtype)
-            coef = (np.ones(safe.shape, dtype=x.dtype) if w is None else w) / np.asarray(denom, dtype=x.dtype) \
-                if denom else np.zeros(safe.shape, dtype=x.dtype)
+                out_arr = xp.asarray(total / denom, dtype=x.dtype)
+            coef = (xp.ones(safe.shape, dtype=x.dtype) if w is None else w) / xp.asarray(denom, dtype=x.dtype) \
+                if denom else xp.zeros(safe.shape, dtype=x.dtype)
         else:
-            out_arr = np.asarray(total, dtype=x.dtype)
-            coef = np.ones(safe.shape, dtype=x.dtype) if w is None else w
+            out_arr = xp.asarray(total, dtype=x.dtype)
+            coef = xp.ones(safe.shape, dtype=x.dtype) if w is None else w
     out = wrap(out_arr)
     if GRAD_ENABLED[0] and input._requires_grad:
         node = NllLossBackward0()
@@ -463,14 +467,15 @@ class CrossEntropyLossBackward0(Node):
         else:
             scale = g / denom if reduction == "mean" else g
             coef = scale if w is None else w * scale
-        coef = np.asarray(coef, dtype=e.dtype)
+        xp = _xp_of(e)
+        coef = xp.asarray(coef, dtype=e.dtype)
         out = e * (coef / s)[:, None]
         if out.ndim == 2:
-            out[np.arange(out.shape[0]), safe] -= coef
+            out[xp.arange(out.shape[0]), safe] -= coef
         else:
             idx = safe[:, None]
             sub = coef[:, None] if coef.ndim else coef
-            np.put_along_axis(out, idx, np.take_along_axis(out, idx, axis=1) - sub, axis=1)
+            xp.put_along_axis(out, idx, xp.take_along_axis(out, idx, axis=1) - sub, axis=1)
         return (wrap(out),)
 
     def _composed(self, grad):
@@ -478,13 +483,14 @@ class CrossEntropyLossBackward0(Node):
         (x,) = self.saved_tensors
         e, s, safe, w, denom, reduction = self._ctx
         dtype = e.dtype
+        xp = _xp_of(e)
         p = softmax(x, 1)
-        onehot = wrap(_scatter_onehot(e.shape, safe, np.ones(safe.shape, dtype=dtype), dtype))
+        onehot = wrap(_scatter_onehot(e.shape, safe, xp.ones(safe.shape, dtype=dtype), dtype))
         if reduction == "none":
             coef = grad if w is None else grad * wrap(w)
         else:
             scale = grad / float(denom) if reduction == "mean" else grad
-            coef = scale * wrap(np.ones(safe.shape, dtype=dtype) if w is None else w)
+            coef = scale * wrap(xp.ones(safe.shape, dtype=dtype) if w is None else w)
         return (p - onehot) * coef.unsqueeze(1)
 
 
@@ -526,22 +532,23 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     x = batched._data
     safe, w = _target_info(tgt._data, c, ignore_index, None if weight is None else weight._data, x.dtype)
     # one pass: shift by the max, exponentiate in place, log of the sum
+    xp = batched._xp
     z = x - x.max(axis=1, keepdims=True)
     zt = _pick(z, safe)
-    e = np.exp(z, out=z)
+    e = xp.exp(z, out=z)
     s = e.sum(axis=1)
-    nll = np.log(s) - zt
+    nll = xp.log(s) - zt
     if w is not None:
         nll *= w
     denom = None
     if reduction == "none":
         out_arr = nll.astype(x.dtype, copy=False)
     elif reduction == "sum":
-        out_arr = np.asarray(nll.sum(), dtype=x.dtype)
+        out_arr = xp.asarray(nll.sum(), dtype=x.dtype)
     else:
         denom = nll.size if w is None else w.sum()
         with np.errstate(invalid="ignore", divide="ignore"):
-            out_arr = np.asarray(nll.sum() / denom, dtype=x.dtype)
+            out_arr = xp.asarray(nll.sum() / denom, dtype=x.dtype)
     out = wrap(out_arr)
     if GRAD_ENABLED[0] and input._requires_grad:
         node = CrossEntropyLossBackward0()
