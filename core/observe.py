@@ -35,8 +35,7 @@ _OP_OBSERVERS: list = []
 _LOCK = threading.Lock()
 _PATCHES: list = []  # (owner, attribute, original) to put back when the last op observer leaves
 
-# modules whose functions are ops; Tensor methods defined in these modules are ops too
-_OP_MODULE_PREFIXES = ("ember.core.ops", "ember.core.nn.functional", "ember.core.linalg", "ember.core.fft")
+# the op namespaces; functions (and Tensor methods) defined in these packages or their modules are ops
 _OP_NAMESPACES = ("ember.core.ops", "ember.core.nn.functional", "ember.core.linalg", "ember.core.fft")
 
 # PyTorch's op names for Tensor's operator methods (reflected forms name the same op; in-place forms end in "_")
@@ -63,7 +62,7 @@ def op_name(attribute: str) -> str:
 
 
 def _is_op(value) -> bool:
-    return inspect.isfunction(value) and value.__module__.startswith(_OP_MODULE_PREFIXES)
+    return inspect.isfunction(value) and value.__module__.startswith(_OP_NAMESPACES)
 
 
 def _wrap(fn, name):

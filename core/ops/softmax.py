@@ -48,7 +48,7 @@ class SoftmaxBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        axis = self._ctx
+        axis = self.dim
         y = self.saved_output()
         if not GRAD_ENABLED[0]:
             g, yd = grad._data, y._data
@@ -62,7 +62,7 @@ class LogSoftmaxBackward0(Node):
     __slots__ = ()
 
     def apply(self, grad):
-        axis = self._ctx
+        axis = self.dim
         y = self.saved_output()
         if not GRAD_ENABLED[0]:
             g = grad._data
@@ -101,7 +101,7 @@ def _softmax(input, dim=None, _stacklevel=3, dtype=None):
     out = wrap(_softmax_array(input._data, axis))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SoftmaxBackward0()
-        node._ctx = axis
+        node.dim = axis
         node.save_output(out)
         record(node, out, input)
     return out
@@ -113,7 +113,7 @@ def _log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     out = wrap(_log_softmax_array(input._data, axis))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = LogSoftmaxBackward0()
-        node._ctx = axis
+        node.dim = axis
         node.save_output(out)
         record(node, out, input)
     return out
