@@ -102,22 +102,14 @@ def _collect_ops() -> dict:
 
 
 def _install() -> None:
-    ops = _collect_ops()
-    wrappers = {fn: _wrap(fn, name) for fn, name in ops.items()}
-    for attr, value in list(vars(Tensor).items()):
-        if _hashable(value) and value in wrappers:
-            _PATCHES.append((Tensor, attr, value))
-            setattr(Tensor, attr, wrappers[value])
-    for mod_name, module in list(sys.modules.items()):
-        if module is None or not (mod_name == "ember" or mod_name.startswith("ember.")):
-            continue
-        namespace = getattr(module, "__dict__", None)
-        if namespace is None:
-            continue
-        for attr, value in list(namespace.items()):
+    wrappers = {fn: _wrap(fn, name) for fn, name in _collect_ops().items()}
+    owners = [Tensor] + [module for name, module in list(sys.modules.items())
+                         if module is not None and (name == "ember" or name.startswith("ember."))]
+    for owner in owners:
+        for attr, value in list(getattr(owner, "__dict__", {}).items()):
             if _hashable(value) and value in wrappers:
-                _PATCHES.append((module, attr, value))
-                setattr(module, attr, wrappers[value])
+                _PATCHES.append((owner, attr, value))
+                setattr(owner, attr, wrappers[value])
 
 
 def _hashable(value) -> bool:
