@@ -275,7 +275,9 @@ def _flat_positions(view, base, adv):
             blocks.append(d)
             slice_dims.append(d)
             d += 1
-        elif e.dtype.kind == "b":
+            continue
+        e = xp.asarray(e)  # a key given as a list or a NumPy array is on the host
+        if e.dtype.kind == "b":
             for j, coord in enumerate(xp.nonzero(e)):
                 adv_terms.append(coord * strides[d + j])
             blocks.append("A")
@@ -431,7 +433,7 @@ def _value_array(value, like):
         return value._data
     if isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         return value
-    return np.asarray(value, dtype=like.dtype)
+    return array_module(like).asarray(value, dtype=like.dtype)
 
 
 def _write(data, parsed, value, accumulate):

@@ -170,15 +170,15 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
                               True, TopkBackward0)
     if 2 * k >= n:
         idx = _argsort(data, d, largest, True, xp)
-        idx = xp.take(idx, np.arange(k), axis=d)
+        idx = xp.take(idx, xp.arange(k), axis=d)
     else:
         # partition first (O(n)), then order only the k selected elements
         if largest:
             part = xp.argpartition(data, n - k, axis=d)
-            idx = xp.take(part, np.arange(n - k, n), axis=d)
+            idx = xp.take(part, xp.arange(n - k, n), axis=d)
         else:
             part = xp.argpartition(data, k - 1, axis=d)
-            idx = xp.take(part, np.arange(k), axis=d)
+            idx = xp.take(part, xp.arange(k), axis=d)
         if sorted:
             vals = xp.take_along_axis(data, idx, axis=d)
             idx = xp.take_along_axis(idx, _argsort(vals, d, largest, True, xp), axis=d)
@@ -201,7 +201,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         return _select_result("kthvalue", input, 0, data.copy(), xp.zeros((), dtype=np.int64), keepdim,
                               KthvalueBackward0)
     part = xp.argpartition(data, k - 1, axis=d)
-    idx = xp.take(part, [k - 1], axis=d)
+    idx = xp.take(part, xp.arange(k - 1, k), axis=d)
     values = xp.take_along_axis(data, idx, axis=d)
     if not keepdim:
         values, idx = values.squeeze(d), idx.squeeze(d)
@@ -273,7 +273,7 @@ def _median_dim(input, dim, keepdim, ignore_nan, fname, node_cls):
         idx = xp.take_along_axis(order, kth, axis=d)
     else:
         kth = (n - 1) // 2
-        idx = xp.take(xp.argpartition(data, kth, axis=d), [kth], axis=d)
+        idx = xp.take(xp.argpartition(data, kth, axis=d), xp.arange(kth, kth + 1), axis=d)
         if is_float:
             has_nan = nan.any(axis=d, keepdims=True)
             if has_nan.any():
@@ -360,7 +360,7 @@ def _cum_extreme(input, dim, largest, fname, node_cls):
     else:
         # the index moves to every position that reaches the running extreme (ties: the latest) or is NaN
         hit = work == values
-        if work.dtype.kind == "f" and xp.isnan(xp.take(values, [-1], axis=d)).any():
+        if work.dtype.kind == "f" and xp.isnan(xp.take(values, xp.arange(n - 1, n), axis=d)).any():
             hit |= xp.isnan(work)  # NaN propagates to the end of its slice, so the last values reveal it
         # forward-fill the hit positions along ``dim``: every slice starts with a hit, so in the flattened
         # (dim-last) layout each hit simply repeats until the next one

@@ -49,6 +49,36 @@ class FakeDeviceArray(np.ndarray):
             FakeDeviceArray.direct_calls.append(f"np.{func.__name__} in {caller[len(EMBER_DIR):]}")
         return super().__array_function__(func, types, args, kwargs)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # CuPy refuses to mix its arrays with host arrays in one ufunc (``device * host_mask`` raises TypeError), so
+        # a host array (a random draw, an ``np.zeros`` mask) that meets device data here was never moved to the
+        # device: record it like a direct call
+        if FakeDeviceArray.direct_calls is not None:
+            operands = inputs + tuple(kwargs.get("out") or ())
+            if any(type(a) is np.ndarray for a in operands):
+                caller = sys._getframe(1).f_code.co_filename
+                if caller.startswith(FakeDeviceArray.watched):
+                    name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+                    FakeDeviceArray.direct_calls.append(f"host array in np.{name} in {caller[len(EMBER_DIR):]}")
+        plain = tuple(a.view(np.ndarray) if isinstance(a, FakeDeviceArray) else a for a in inputs)
+        out = kwargs.get("out")
+        if out:
+            kwargs["out"] = tuple(a.view(np.ndarray) if isinstance(a, FakeDeviceArray) else a for a in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if out:  # results written in place are the given arrays
+            return out[0] if len(out) == 1 else out
+        if isinstance(result, tuple):
+            return tuple(_device_result(r) for r in result)
+        return _device_result(result)
+
+
+def _device_result(value):
+    """A ufunc result on the device, as CuPy gives: a full reduction is a 0-d device array, not a NumPy scalar
+    (``np.add.at`` and friends return None)."""
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    return value.view(FakeDeviceArray) if type(value) is np.ndarray else value
+
 
 FakeDeviceArray.__module__ = "cupy_fake"  # how ember tells a GPU array (ember.core.device.array_module)
 
@@ -74,6 +104,26 @@ def to_device(t):
     return out
 
 
+# the fake xp's functions that take host data and return it on the device (cupy.asarray, cupy.array); every other
+# function refuses a host array, as CuPy's do ("Unsupported type <class 'numpy.ndarray'>")
+_MOVES_TO_DEVICE = frozenset({"asarray", "array"})
+
+
+def _check_no_host_arrays(name, args, kwargs):
+    """Record a host ``ndarray`` among the arguments of the fake xp's ``name`` (one level into tuples and lists,
+    as in ``xp.concatenate([a, b])``): CuPy would raise, because that data was never moved to the device."""
+    if FakeDeviceArray.direct_calls is None:
+        return
+    values = list(args) + list(kwargs.values())
+    for v in list(values):
+        if isinstance(v, (tuple, list)):
+            values.extend(v)
+    if any(type(v) is np.ndarray for v in values):
+        caller = sys._getframe(2).f_code.co_filename
+        if caller.startswith(FakeDeviceArray.watched):
+            FakeDeviceArray.direct_calls.append(f"host array passed to {name} in {caller[len(EMBER_DIR):]}")
+
+
 class RecordingArrayModule:
     """The fake device's ``xp``: NumPy's functions, recorded, with results kept on the device."""
 
@@ -91,6 +141,8 @@ class RecordingArrayModule:
 
         def forward(*args, **kwargs):
             self.calls.add(name)
+            if name not in _MOVES_TO_DEVICE:
+                _check_no_host_arrays(f"xp.{name}", args, kwargs)
             return on_device(attr(*args, **kwargs))
         return forward
 
@@ -115,6 +167,7 @@ class _RecordingUfunc:
 
     def __call__(self, *args, **kwargs):
         self._owner.calls.add(self._name)
+        _check_no_host_arrays(f"xp.{self._name}", args, kwargs)
         return on_device(self._ufunc(*args, **kwargs))
 
     def __getattr__(self, name):
@@ -124,6 +177,7 @@ class _RecordingUfunc:
 
         def forward(*args, **kwargs):
             self._owner.calls.add(f"{self._name}.{name}")
+            _check_no_host_arrays(f"xp.{self._name}.{name}", args, kwargs)
             return on_device(attr(*args, **kwargs))
         return forward
 
@@ -141,6 +195,7 @@ class _RecordingNamespace:
 
         def forward(*args, **kwargs):
             self._owner.calls.add(self._prefix + name)
+            _check_no_host_arrays(f"xp.{self._prefix}{name}", args, kwargs)
             return on_device(attr(*args, **kwargs))
         return forward
 

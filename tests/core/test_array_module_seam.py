@@ -109,6 +109,98 @@ OP_CASES.update({
 })
 
 
+
+def _seeded(fn):
+    """``fn`` drawing from a freshly seeded default generator, so the CPU and the device runs draw the same."""
+    def run(*args):
+        em.manual_seed(0)
+        return fn(*args)
+    return run
+
+
+_labels = np.array([0, 3, 1, 2, 0.0])
+_multilabel = np.array([[3, 0, -1, 1], [1, 2, 3, -1], [0, -1, 2, 2], [2, 1, 0, 3], [-1, 0, 0, 0.0]])
+_bits = np.array([[0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1.0]])
+_bag_offsets = np.array([0, 2, 2, 5.0])  # the second bag is empty
+# nn.functional, random and data-dependent paths: dropout masks, bags, one-hot encodings, loss backwards
+OP_CASES.update({
+    "F.dropout": (_seeded(lambda a: F.dropout(a, 0.3) + F.dropout(a, 1.0) + F.alpha_dropout(a, 0.2, True)),
+                  (_a(4, 5),), (0,)),
+    "F.dropout_channels": (_seeded(lambda x: F.dropout1d(x[0], 0.5).sum() + F.dropout2d(x, 0.5).sum() + F.dropout3d(
+        x, 0.5).sum() + F.feature_alpha_dropout(x, 0.4, True).sum()), (_x4,), (0,)),
+    "F.dropout_inplace": (_seeded(lambda a: F.dropout(a * 1, 0.5, inplace=True)), (_a(4, 5),), (0,)),
+    "F.embedding_bag": (lambda w, i, o, p: F.embedding_bag(i.long(), w, o.long(), mode="sum", per_sample_weights=p)
+                        + F.embedding_bag(i.long(), w, o.long(), mode="mean", padding_idx=1)
+                        + F.embedding_bag(i.long(), w, o.long(), mode="max"),
+                        (_a(4, 3), np.array([0, 2, 1, 3, 1, 0.0]), _bag_offsets, _a(6)), (0, 3)),
+    "F.embedding_bag_2d": (lambda w, i: F.embedding_bag(i.long(), w, mode="max", scale_grad_by_freq=False),
+                           (_a(4, 3), np.array([[0, 2], [3, 3], [1, 0.0]])), (0,)),
+    "F.one_hot": (lambda t: F.one_hot(t.long()).sum() + F.one_hot(t.long(), 6), (np.array([[0, 3], [1, 2.0]]),), ()),
+    "F.gumbel_softmax": (_seeded(lambda a: F.gumbel_softmax(a, 0.5, hard=True) * a + F.gumbel_softmax(a, 2.0)),
+                         (_a(4, 5),), (0,)),
+    "F.binary_cross_entropy": (lambda p, t, w: F.binary_cross_entropy(p, t, w),
+                               (np.array([0.1, 0.8, 0.5, 1.0, 0.0, 0.3]), np.array([0.0, 1, 0.25, 1, 0, 0.6]),
+                                _a(6, positive=True)), (0, 1)),
+    "F.gaussian_nll": (lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True) + F.gaussian_nll_loss(x, y, v[:, :1])
+                       + F.gaussian_nll_loss(x, y, 0.5, reduction="sum"), (_a(5, 4), _a(5, 4), _a(5, 4, positive=True)),
+                       (0, 1, 2)),
+    "F.poisson_nll": (lambda x, y: F.poisson_nll_loss(x, y) + F.poisson_nll_loss(x.abs(), y, log_input=False,
+                                                                                   full=True), (_a(5, 4), _a(5, 4, positive=True) * 3), (0, 1)),
+    "F.multilabel_margin": (lambda x, y: F.multilabel_margin_loss(x, y.long()) + F.multilabel_margin_loss(
+        x, y.long(), reduction="sum"), (_a(5, 4), _multilabel), (0,)),
+    "F.multilabel_soft_margin": (lambda x, y, w: F.multilabel_soft_margin_loss(x, y, w), (_a(5, 4), _bits,
+                                                                                        _a(4, positive=True)), (0, 2)),
+    "F.multi_margin": (lambda x, y, w: F.multi_margin_loss(x, y.long()) + F.multi_margin_loss(x, y.long(), p=2, margin=0.5,
+                                                                                            weight=w), (_a(5, 4), _labels, _a(4, positive=True)), (0, 2)),
+    "F.losses": (lambda x, y: F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), reduction="batchmean")
+                 + F.huber_loss(x, y, delta=0.5) + F.smooth_l1_loss(x, y, beta=0.5) + F.l1_loss(x, y)
+                 + F.soft_margin_loss(x, y.sign()) + F.hinge_embedding_loss(x, y.sign())
+                 + F.margin_ranking_loss(x[:, 0], y[:, 0], y[:, 1].sign())
+                 + F.cosine_embedding_loss(x, y, y[:, 0].sign()) + F.triplet_margin_loss(x, y, y.flip(0))
+                 + F.triplet_margin_with_distance_loss(x, y, y.flip(0), swap=True),
+                 (_a(5, 4), _a(5, 4)), (0, 1)),
+    "F.cross_entropy_options": (lambda x, y, p, w: F.cross_entropy(x, y.long(), w, ignore_index=1, label_smoothing=0.1)
+                                + F.cross_entropy(x, F.softmax(p, 1), label_smoothing=0.2)
+                                + F.nll_loss(x, y.long(), w, reduction="sum"),
+                                (_a(5, 4), _labels, _a(5, 4), _a(4, positive=True)), (0, 2, 3)),
+    "F.activations": (lambda a: F.elu(a) + F.celu(a, 0.5) + F.selu(a) + F.hardshrink(a, 0.3) + F.softshrink(a, 0.3)
+                      + F.hardtanh(a) + F.relu6(a * 4) + F.hardsigmoid(a) + F.hardswish(a) + F.mish(a) + F.softplus(a)
+                      + F.softsign(a) + F.tanhshrink(a) + F.threshold(a, 0.1, -1.0) + F.logsigmoid(a)
+                      + F.softmin(a, 1) + F.sigmoid(a) + F.tanh(a), (_a(4, 6),), (0,)),
+    "F.glu_prelu": (lambda a, w: F.glu(a, 1).sum() + F.prelu(a, w).sum(), (_a(4, 6), _a(1)), (0, 1)),
+    "F.rrelu": (_seeded(lambda a: F.rrelu(a, training=True) + F.rrelu(a)), (_a(4, 6),), (0,)),
+    "F.distances": (lambda a, b: F.cosine_similarity(a, b).sum() + F.pairwise_distance(a, b).sum() + F.pdist(a).sum()
+                    + F.normalize(a, dim=1).sum(), (_a(5, 4), _a(5, 4)), (0, 1)),
+    "F.bilinear": (lambda a, b, w, c: F.bilinear(a, b, w, c), (_a(5, 4), _a(5, 3), _a(2, 4, 3), _a(2)), (0, 1, 2, 3)),
+    "F.embedding_max_norm": (lambda w: F.embedding(em.tensor([[0, 2], [3, 0]], device=w.device), w * 1, max_norm=0.5),
+                             (_a(4, 3),), (0,)),
+    "F.interpolate_modes": (lambda x: F.interpolate(x, size=(4, 9), mode="nearest").sum()
+                            + F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=True).sum()
+                            + F.interpolate(x, size=(3, 4), mode="area").sum()
+                            + F.interpolate(x[0], size=10, mode="linear").sum(), (_x4,), (0,)),
+    "F.grid_sample": (lambda x, theta: F.grid_sample(x, F.affine_grid(theta, (2, 3, 5, 4), align_corners=False),
+                                                     align_corners=False), (_x4, _a(2, 2, 3) * 0.5), (0, 1)),
+    "F.grid_sample_nearest": (lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="border",
+                                                         align_corners=True), (_x4, _a(2, 4, 5, 2) * 0.7), (0,)),
+    "F.pixel_fold": (lambda x: F.pixel_shuffle(F.pixel_unshuffle(x, 2), 2).sum() + F.fold(
+        F.unfold(x, 3, padding=1), (6, 6), 3, padding=1).sum(), (_x4,), (0,)),
+    "F.pad_modes": (lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect").sum() + F.pad(x[0], (1, 2), mode="replicate").sum()
+                    + F.pad(x, (2, 1, 1, 1), mode="circular").sum(), (_x4,), (0,)),
+    "F.attention_dropout": (_seeded(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, dropout_p=0.3,
+                                                                                    is_causal=True)),
+                            (_a(2, 4, 3), _a(2, 4, 3), _a(2, 4, 3)), (0, 1, 2)),
+    "F.pooling_more": (lambda x: F.lp_pool2d(x.abs() + 0.1, 2, 2).sum() + F.adaptive_max_pool2d(x, 2).sum()
+                       + F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2).sum()
+                       + F.avg_pool1d(x[0], 2).sum() + F.max_pool1d(x[0], 2).sum(), (_x4,), (0,)),
+    "F.norms_more": (lambda x, w, b: F.group_norm(x, 3, w, b).sum() + F.instance_norm(x).sum()
+                     + F.local_response_norm(x, 2).sum(), (_x4, _a(3), _a(3)), (0, 1, 2)),
+    "F.conv_more": (lambda x, w, v: F.conv_transpose2d(x, w, stride=2).sum() + F.conv1d(x[:, :, 0], v).sum()
+                    + F.conv_transpose1d(x[:, :, 0], w[:, :, 0]).sum(), (_x4, _a(3, 2, 3, 3), _a(2, 3, 3)), (0, 1, 2)),
+    "F.multinomial": (_seeded(lambda p: em.multinomial(p, 3).float() + em.multinomial(p, 3, True).float()),
+                      (_a(4, 5, positive=True),), ()),
+})
+
+
 def _run(fn, arrays, grad_inputs, device):
     inputs = []
     for i, arr in enumerate(arrays):

@@ -201,7 +201,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False, ge
 
     def fn(t):
         x = t._data
-        a = _gen(generator).uniform(lower, upper, x.shape).astype(x.dtype)
+        a = t._xp.asarray(_gen(generator).uniform(lower, upper, x.shape).astype(x.dtype))
         slope = t._xp.where(x >= 0, t._xp.asarray(1, x.dtype), a)
         return _piecewise(t, x * slope, slope, RreluWithNoiseBackward0)
     return apply_inplace(input, fn) if inplace else fn(input)
@@ -631,13 +631,14 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1, generator=Non
         raise TypeError(f"gumbel_softmax(): argument 'logits' must be Tensor, not {type(logits).__name__}")
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    x = logits._data
-    gumbels = -np.log(_gen(generator).exponential(1.0, x.shape)).astype(x.dtype)
+    x, xp = logits._data, logits._xp
+    gumbels = -xp.log(xp.asarray(_gen(generator).exponential(1.0, x.shape))).astype(x.dtype)
     y_soft = softmax((logits + wrap(gumbels)) / tau, dim)
     if not hard:
         return y_soft
     axis = _axis(dim, logits.ndim, "gumbel_softmax")
-    idx = y_soft._data.argmax(axis=axis)
-    y_hard = np.zeros_like(y_soft._data)
-    np.put_along_axis(y_hard, np.expand_dims(idx, axis), 1, axis=axis)
+    y = y_soft._data
+    first = xp.expand_dims(y.argmax(axis=axis), axis)
+    positions = xp.arange(y.shape[axis]).reshape((-1,) + (1,) * (y.ndim - axis - 1))
+    y_hard = (positions == first).astype(y.dtype)  # one-hot at the first maximum along dim
     return wrap(y_hard) - y_soft.detach() + y_soft

@@ -1,6 +1,7 @@
 """Dropout of ``ember.nn.functional``: elementwise, channel-wise (1d/2d/3d) and alpha (SELU) dropout."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -17,12 +18,13 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep_mask(shape, p, dtype, generator):
-    """A float mask: ``1 / (1 - p)`` where kept (probability ``1 - p``), 0 where dropped."""
+def _keep_mask(xp, shape, p, dtype, generator):
+    """A float mask in the array module ``xp``: ``1 / (1 - p)`` where kept (probability ``1 - p``), 0 where
+    dropped. The uniform draw comes from the ember generator on the host and moves to ``xp``'s device."""
     if p == 1.0:
-        return np.zeros(shape, dtype=dtype)
+        return xp.zeros(shape, dtype=dtype)
     draw = _gen(generator).random(shape, dtype=np.float32 if dtype != np.float64 else np.float64)
-    mask = (draw >= p).astype(dtype)
+    mask = xp.asarray(draw >= p).astype(dtype)
     mask *= 1.0 / (1.0 - p)
     return mask
 
@@ -48,7 +50,7 @@ def dropout(input, p=0.5, training=True, inplace=False, generator=None):
     _check_p(p)
     if not training or p == 0.0:
         return input
-    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype, generator), inplace)
+    return _apply_mask(input, _keep_mask(input._xp, input._data.shape, p, input._data.dtype, generator), inplace)
 
 
 def _feature_dropout(input, p, training, inplace, batched_dims, name, generator):
@@ -59,7 +61,7 @@ def _feature_dropout(input, p, training, inplace, batched_dims, name, generator)
     shape = input._data.shape
     n_keep = input.ndim - batched_dims  # leading (batch, channel) dims that get their own mask entry
     mask_shape = shape[:n_keep] + (1,) * (input.ndim - n_keep)
-    return _apply_mask(input, _keep_mask(mask_shape, p, input._data.dtype, generator), inplace)
+    return _apply_mask(input, _keep_mask(input._xp, mask_shape, p, input._data.dtype, generator), inplace)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -114,9 +116,9 @@ def _alpha_dropout(input, p, training, inplace, feature, name):
     shape = x.shape
     if feature:
         shape = shape[:2] + (1,) * (x.ndim - 2)
-    keep = (_gen(None).random(shape) >= p).astype(x.dtype)
+    keep = input._xp.asarray(_gen(None).random(shape) >= p).astype(x.dtype)
     # keep the SELU fixed point: mean 0 and variance 1 are preserved
-    a = 1.0 / np.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
     b = (keep - 1) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p
     mul, add = wrap((keep * a).astype(x.dtype)), wrap(b.astype(x.dtype))
     if inplace:

@@ -344,12 +344,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         raise ValueError(f"embedding_bag: If per_sample_weights ({list(per_sample_weights.shape)}) is not None, then "
                          f"it must have the same shape as the input ({list(input.shape)})")
     n, d = weight._data.shape
+    xp = weight._xp
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
                              "fixed length sequences. However, found offsets of type Tensor")
         b, length = input._data.shape
-        starts = np.arange(0, b * length, length, dtype=np.intp)
+        starts = xp.arange(0, b * length, length, dtype=np.intp)
         total = b * length
     elif input.ndim == 1:
         if offsets is None:
@@ -373,12 +374,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
     n_bags = starts.size
-    ends = np.append(starts[1:], total) if n_bags else starts
-    bag_of = np.repeat(np.arange(n_bags, dtype=np.intp), ends - starts)
-    valid = np.ones(total, dtype=bool) if pad < 0 else idx != pad
-    keep = np.flatnonzero(valid)
+    # the bag of each input position: the last bag starting at or before it (an empty bag starts where the next does)
+    bag_of = xp.searchsorted(starts, xp.arange(total, dtype=np.intp), side="right") - 1
+    keep = xp.arange(total, dtype=np.intp) if pad < 0 else xp.flatnonzero(idx != pad)
     idx_k, bag_k = idx[keep], bag_of[keep]
-    counts = np.bincount(bag_k, minlength=n_bags)
+    counts = xp.bincount(bag_k, minlength=n_bags)
     freq = _freq_scale(idx_k).astype(weight._data.dtype) if scale_grad_by_freq and idx_k.size else None
     plan = _BagPlan(mode, idx_k, bag_k, counts, keep, total, n_bags, n, d, pad, freq)
     psw = per_sample_weights
@@ -412,23 +412,24 @@ class _BagPlan:
         self.nonempty = self.first = None
 
     def mean_scale(self, dtype):
-        return np.where(self.counts > 0, 1.0 / np.maximum(self.counts, 1), 0.0).astype(dtype)
+        xp = _xp_of(self.counts)
+        return xp.where(self.counts > 0, 1.0 / xp.maximum(self.counts, 1), 0.0).astype(dtype)
 
 
 def _bag_forward(weight, psw, plan):
     rows = weight._data[plan.idx]
     if plan.mode == "max":
+        xp = weight._xp
         counts = plan.counts
-        nonempty = np.flatnonzero(counts)
-        out = np.zeros((plan.n_bags, plan.d), dtype=rows.dtype)
-        plan.nonempty, plan.first = nonempty, np.zeros((0, plan.d), dtype=np.intp)
+        nonempty = xp.flatnonzero(counts)
+        out = xp.zeros((plan.n_bags, plan.d), dtype=rows.dtype)
+        plan.nonempty, plan.first = nonempty, xp.zeros((0, plan.d), dtype=np.intp)
         if nonempty.size:
-            seg_starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[nonempty]
-            best_val = np.maximum.reduceat(rows, seg_starts, axis=0)          # (non-empty bags, D)
-            hit = rows == np.repeat(best_val, counts[nonempty], axis=0)
-            pos = np.where(hit, np.arange(rows.shape[0])[:, None], rows.shape[0])
-            plan.first = np.minimum.reduceat(pos, seg_starts, axis=0)         # first maximal row, as PyTorch picks
-            out[nonempty] = best_val
+            seg_starts = (xp.cumsum(counts) - counts)[nonempty]                # where each non-empty bag's rows start
+            out[nonempty] = xp.maximum.reduceat(rows, seg_starts, axis=0)
+            hit = rows == out[plan.bag]                                         # rows equal to their bag's maximum
+            pos = xp.where(hit, xp.arange(rows.shape[0])[:, None], rows.shape[0])
+            plan.first = xp.minimum.reduceat(pos, seg_starts, axis=0)         # first maximal row, as PyTorch picks
         return wrap(out)
     if psw is not None:
         rows = rows * psw._data.reshape(-1)[plan.keep][:, None]
@@ -452,7 +453,7 @@ class EmbeddingBagBackward0(Node):
         g_weight = g_psw = None
         if plan.mode == "max":
             if self.next_functions[0] is not None:
-                flat_pos = (plan.idx[plan.first] * d + np.arange(d)).reshape(-1)
+                flat_pos = (plan.idx[plan.first] * d + grad._xp.arange(d)).reshape(-1)
                 picked = grad if plan.nonempty.size == plan.n_bags else _take_rows(grad, plan.nonempty)
                 ctx = (flat_pos, n * d, (), -1, None, (flat_pos.size,))
                 g_weight = _scatter_rows(picked.reshape(-1), ctx).reshape(n, d)
@@ -496,9 +497,7 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if t.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(t.shape + (num_classes,), dtype=np.int64)
-    np.put_along_axis(out, t[..., None].astype(np.intp), 1, axis=-1)
-    return wrap(out)
+    return wrap((t[..., None] == tensor._xp.arange(num_classes)).astype(np.int64))
 
 
 def _vector_norm(x, p, dim, keepdim):
@@ -552,7 +551,7 @@ def pdist(input, p=2):
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     n = input.shape[0]
-    i, j = np.triu_indices(n, 1)
+    i, j = input._xp.triu_indices(n, 1)
     a = _take_rows(input, i.astype(np.intp))
     b = _take_rows(input, j.astype(np.intp))
     return _vector_norm(a - b, p, -1, False)

@@ -209,14 +209,15 @@ class BinaryCrossEntropyBackward0(Node):
         x, t = input, target
         gi = gt = None
         if not GRAD_ENABLED[0]:
-            xd, td, gd = x._data, t._data, g._data
+            xd, td, gd, xp = x._data, t._data, g._data, x._xp
             if nf[0] is not None:
-                gi = gd * (xd - td) / np.maximum((1 - xd) * xd, _BCE_EPS)
+                gi = gd * (xd - td) / xp.maximum((1 - xd) * xd, _BCE_EPS)
                 if weight is not None:
                     gi = gi * weight._data
                 gi = wrap(gi.astype(xd.dtype, copy=False))
             if len(nf) > 1 and nf[1] is not None:
-                gt = gd * (np.log(np.maximum(1 - xd, np.exp(-100.0))) - np.log(np.maximum(xd, np.exp(-100.0))))
+                floor = math.exp(-100.0)  # the logs are clamped at -100, as in the forward
+                gt = gd * (xp.log(xp.maximum(1 - xd, floor)) - xp.log(xp.maximum(xd, floor)))
                 if weight is not None:
                     gt = gt * weight._data
                 gt = wrap(gt.astype(xd.dtype, copy=False))
@@ -247,13 +248,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
                          "is deprecated. Please ensure they have the same size.")
     target = _float_target(target, input)
-    x, t = input._data, target._data
-    if x.size and (np.nanmin(x) < 0 or np.nanmax(x) > 1):
+    x, t, xp = input._data, target._data, input._xp
+    if x.size and (xp.nanmin(x) < 0 or xp.nanmax(x) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if weight is not None:
-        weight = wrap(np.broadcast_to(weight._data, x.shape)) if not weight._requires_grad else weight.expand(x.shape)
+        weight = wrap(xp.broadcast_to(weight._data, x.shape)) if not weight._requires_grad else weight.expand(x.shape)
     with np.errstate(divide="ignore"):
-        loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+        loss = -(t * xp.maximum(xp.log(x), -100) + (1 - t) * xp.maximum(xp.log1p(-x), -100))
     if weight is not None:
         loss = loss * weight._data
     loss = loss.astype(x.dtype, copy=False)
@@ -684,7 +685,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     """
     _check_tensors("gaussian_nll_loss", input=input, target=target)
     if isinstance(var, (int, float)):
-        var = wrap(np.full(input._data.shape, var, dtype=input._data.dtype))
+        var = wrap(input._xp.full(input._data.shape, var, dtype=input._data.dtype))
     _check_tensors("gaussian_nll_loss", var=var)
     if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
@@ -699,7 +700,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if (var._data < 0).any():
         raise ValueError("var has negative entry/entries")
     # clamp for stability without stopping the gradient (PyTorch clamps a clone under no_grad)
-    shift = np.maximum(var._data, eps) - var._data
+    shift = var._xp.maximum(var._data, eps) - var._data
     var = var + wrap(shift.astype(var._data.dtype))
     target = _float_target(target, input)
     loss = (_m.log(var) + (input - target) ** 2 / var) * 0.5
@@ -746,7 +747,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """``x`` where ``target == 1``, ``max(0, margin - x)`` where ``target == -1``."""
     _check_tensors("hinge_embedding_loss", input=input, target=target)
     reduction = _get_reduction(reduction, size_average, reduce)
-    t = np.broadcast_to(target._data, np.broadcast_shapes(target._data.shape, input._data.shape))
+    t = target._xp.broadcast_to(target._data, np.broadcast_shapes(target._data.shape, input._data.shape))
     dtype = input._data.dtype
     not_pos = wrap((t != 1).astype(dtype))
     not_neg = wrap((t != -1).astype(dtype))
@@ -828,8 +829,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.size and (t.min() < 0 or t.max() >= c):
         raise IndexError(f"target out of range: targets must be in [0, {c}), got {int(t.min())}..{int(t.max())}")
     dtype = x._data.dtype
-    onehot = np.zeros((n, c), dtype=dtype)
-    onehot[np.arange(n), t] = 1
+    onehot = (t[:, None] == x._xp.arange(c)).astype(dtype)
     xy = (x * wrap(onehot)).sum(1, keepdim=True)
     z = relu(x - xy + margin)
     if p == 2:
@@ -851,20 +851,13 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     reduction = _get_reduction(reduction, size_average, reduce)
     x = input if input.ndim == 2 else input.reshape(1, -1)
     n, c = x.shape
+    xp = x._xp
     t = target._data.reshape(n, c).astype(np.intp)
-    dtype = x._data.dtype
-    is_target = np.zeros((n, c), dtype=bool)
-    pair = np.zeros((n, c, c), dtype=dtype)  # pair[s, j, i] = 1 for target j, non-target i
-    for s in range(n):
-        cls = []
-        for k in range(c):
-            if t[s, k] < 0:
-                break
-            cls.append(t[s, k])
-        is_target[s, cls] = True
-        for j in cls:
-            pair[s, j] = 1
-    pair *= ~is_target[:, None, :]
+    listed = xp.cumsum(t < 0, axis=1) == 0  # the entries before the first negative one
+    samples, slots = xp.nonzero(listed)
+    is_target = xp.zeros((n, c), dtype=bool)
+    is_target[samples, t[samples, slots]] = True
+    pair = (is_target[:, :, None] & ~is_target[:, None, :]).astype(x._data.dtype)  # 1 for target j, non-target i
     diff = relu(1 - (x.unsqueeze(2) - x.unsqueeze(1)))  # (n, j, i): 1 - (x_j - x_i)
     loss = (diff * wrap(pair)).sum((1, 2)) / c
     if input.ndim != 2:
