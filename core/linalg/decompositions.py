@@ -5,6 +5,7 @@ import numpy as np
 
 from ..autograd.graph import Node
 from ..ops._base import GRAD_ENABLED, Tensor, record, record_multi, wrap
+from ..tensor import _to_numpy
 from ._common import (CholeskyExResult, EighResult, QRResult, SVDResult, _as_dtype, _check_matrix, _check_square,
                       _col, _error, _eye, _herm, _matrices, _row, _tri_mask)
 from .solvers import solve_triangular
@@ -40,7 +41,7 @@ def _cholesky_data(A: Tensor, fname: str, check: bool):
             try:
                 flat[b] = xp.linalg.cholesky(a)
             except np.linalg.LinAlgError:
-                infos[b] = _cholesky_info(a)
+                infos[b] = _cholesky_info(_to_numpy(a))  # the error path runs on a host copy
                 if check:
                     raise _error(fname, data, b, f"The factorization could not be completed because the input is "
                                                  f"not positive-definite (the leading minor of order {infos[b]} is "

@@ -208,7 +208,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     tri = xp.triu(A._data) if upper else xp.tril(A._data)
     if unitriangular:
         tri = tri.copy()
-        idx = np.arange(n)
+        idx = xp.arange(n)
         tri[..., idx, idx] = 1
     x, _ = _solve_data(wrap(tri), B, left, fname)
     out = wrap(x)

@@ -174,7 +174,7 @@ def _scatter(input, dim, index, src, reduce, copy=True, fn="scatter"):
         if reduce is None:
             flat[positions] = values
         elif reduce == "add":
-            _add_at_flat(flat, positions, values if hasattr(values, "dtype") else np.asarray(values, work.dtype))
+            _add_at_flat(flat, positions, values if hasattr(values, "dtype") else input._xp.asarray(values, work.dtype))
         else:
             xp = input._xp
             vals = xp.broadcast_to(xp.asarray(values, dtype=work.dtype), positions.shape)

@@ -452,7 +452,7 @@ def _write(data, parsed, value, accumulate):
             view[adv] += value
         elif data.flags.c_contiguous:
             positions = _flat_positions(view, data, adv)
-            value = value if hasattr(value, "dtype") else np.asarray(value, dtype=data.dtype)
+            value = value if hasattr(value, "dtype") else array_module(data).asarray(value, dtype=data.dtype)
             _add_at_flat(data.reshape(-1), positions, value)
         else:
             xp = np if type(data) is np.ndarray else array_module(data)

@@ -202,10 +202,11 @@ def _random_fill(self, draw, name, complex_ok=False):
     kind = self._data.dtype.kind
     if kind != "f" and not (complex_ok and kind == "c"):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype}")
+    # the draw comes from the ember generator on the host and moves to the tensor's device
     if kind == "c":  # fill the real and imaginary parts as one real tensor of twice the size (PyTorch's view_as_real)
-        self._data[...] = draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0]
+        self._data[...] = self._xp.asarray(draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0])
     else:
-        self._data[...] = draw(self._data.shape)
+        self._data[...] = self._xp.asarray(draw(self._data.shape))
     self._bump_version()
     return self
 
@@ -232,7 +233,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples that are 1 with probability ``p``."""
     g = _gen(generator)
     _check_leaf(self)
-    self._data[...] = g.random(self._data.shape) < (p._data if isinstance(p, Tensor) else p)
+    self._data[...] = self._xp.asarray(g.random(self._data.shape)) < (p._data if isinstance(p, Tensor) else p)
     self._bump_version()
     return self
 
@@ -249,7 +250,7 @@ def random_(self, from_=0, to=None, *, generator=None):
     if to is None:
         from_, to = 0, from_ if from_ else 2 ** 24
     _check_leaf(self)
-    self._data[...] = g.integers(from_, to, self._data.shape)
+    self._data[...] = self._xp.asarray(g.integers(from_, to, self._data.shape))
     self._bump_version()
     return self
 

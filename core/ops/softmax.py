@@ -1,5 +1,5 @@
 """Softmax and log-softmax: the kernels and backward nodes behind ``em.softmax`` / ``em.log_softmax``, their
-Tensor methods, and ``nn.functional.softmax`` / ``log_softmax`` (which re-export ``_softmax`` / ``_log_softmax``).
+Tensor methods, and ``_softmax`` / ``_log_softmax``, which ``nn.functional.softmax`` / ``log_softmax`` call.
 
 Each is one stable pass over the data (the max is subtracted first, so ``exp`` cannot overflow).
 """

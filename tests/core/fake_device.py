@@ -49,6 +49,14 @@ class FakeDeviceArray(np.ndarray):
             FakeDeviceArray.direct_calls.append(f"np.{func.__name__} in {caller[len(EMBER_DIR):]}")
         return super().__array_function__(func, types, args, kwargs)
 
+    def __setitem__(self, key, value):
+        # a host array written into device memory (``device[...] = host_draw``) was never moved to the device
+        if FakeDeviceArray.direct_calls is not None and type(value) is np.ndarray:
+            caller = sys._getframe(1).f_code.co_filename
+            if caller.startswith(FakeDeviceArray.watched):
+                FakeDeviceArray.direct_calls.append(f"host array written into device data in {caller[len(EMBER_DIR):]}")
+        super().__setitem__(key, value)
+
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         # CuPy refuses to mix its arrays with host arrays in one ufunc (``device * host_mask`` raises TypeError), so
         # a host array (a random draw, an ``np.zeros`` mask) that meets device data here was never moved to the

@@ -201,6 +201,44 @@ OP_CASES.update({
 })
 
 
+
+def _filled(fill):
+    """``fill`` applied in place, without autograd, to a copy of the input; seeded, so both runs draw the same."""
+    def run(a):
+        em.manual_seed(0)
+        with em.no_grad():
+            return fill(a.clone())
+    return run
+
+
+_w = _a(4, 6)
+# random fills draw on the host and must move to the device; index writes of Python values likewise
+OP_CASES.update({
+    "init": (_filled(lambda w: nn.init.uniform_(w * 1, -1, 1) + nn.init.normal_(w * 1) + nn.init.trunc_normal_(w * 1)
+                     + nn.init.xavier_uniform_(w * 1) + nn.init.kaiming_normal_(w * 1) + nn.init.orthogonal_(w * 1)
+                     + nn.init.sparse_(w * 1, 0.5) + nn.init.eye_(w * 1) + nn.init.constant_(w * 1, 0.3)), (_w,), ()),
+    "init_dirac": (_filled(lambda w: nn.init.dirac_(w)), (_a(4, 2, 3, 3),), ()),
+    "random_fills": (_filled(lambda w: w.normal_() + w.uniform_(-2, 2) + w.exponential_() + w.bernoulli_(0.3)
+                             + w.random_(0, 5)), (_w,), ()),
+    "index_put_scalar": (lambda a: a.index_put((em.tensor([0, 2, 0], device=a.device),), em.tensor(1.5, device=a.device),
+                                               accumulate=True) + (a * 1).index_put_((em.tensor([1, 1], device=a.device),),
+                                                                                    em.tensor(2.0, device=a.device), True),
+                         (_w,), (0,)),
+    "setitem_values": (lambda a: _setitem(a * 1, (slice(None), [0, 2]), [[1.0, 2.0]] * 4), (_w,), (0,)),
+    "scatter_add_scalar": (lambda a: a.scatter(1, em.tensor([[0, 0, 1]] * 4, device=a.device), 2.5, reduce="add"),
+                           (_w,), (0,)),
+    "pack_unsorted": (lambda x: nn.utils.rnn.pad_packed_sequence(nn.utils.rnn.pack_padded_sequence(
+        x, [2, 4, 3], batch_first=True, enforce_sorted=False), batch_first=True)[0], (_a(3, 4, 2),), (0,)),
+    "solve_unitriangular": (lambda a, b: linalg.solve_triangular(a, b, upper=True, unitriangular=True),
+                            (_a(3, 3), _a(3, 2)), (0, 1)),
+})
+
+
+def _setitem(t, key, value):
+    t[key] = value
+    return t
+
+
 def _run(fn, arrays, grad_inputs, device):
     inputs = []
     for i, arr in enumerate(arrays):

@@ -17,8 +17,7 @@ from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
-from ...ops.softmax import _axis, _softmax_dim
-from ...ops.softmax import _log_softmax as log_softmax, _softmax as softmax  # noqa: F401 (public here)
+from ...ops.softmax import _axis, _log_softmax, _softmax, _softmax_dim
 from ...ops.special import _ERF32_P, _ERF32_Q
 from ...random import _gen
 
@@ -607,7 +606,34 @@ def glu(input, dim=-1):
 
 
 # ---------------------------------------------------------------------------------------------- softmax family
-# softmax and log_softmax live with their kernels in core/ops/softmax.py (em.softmax is the same computation)
+# the kernels live in core/ops/softmax.py (em.softmax is the same computation); these are the functional forms
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Apply softmax along ``dim``: ``exp(x_i) / sum_j exp(x_j)``, so that the slices along ``dim`` are
+    non-negative and sum to 1 (computed with the maximum subtracted first, so ``exp`` cannot overflow).
+
+    Args:
+        input (Tensor): input.
+        dim (int): the dimension along which softmax is computed. Leaving it out is deprecated: it then picks 0
+            for 0-, 1- and 3-D inputs and 1 otherwise, with a warning.
+        dtype (ember.dtype, optional): cast the input to this dtype before the operation (useful to avoid
+            overflow in low precision). Default: None.
+    """
+    return _softmax(input, dim, _stacklevel + 1, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Apply softmax followed by a logarithm along ``dim``: ``x_i - log(sum_j exp(x_j))``, in one numerically
+    stable pass (more accurate than ``log(softmax(x))``).
+
+    Args:
+        input (Tensor): input.
+        dim (int): the dimension along which log_softmax is computed (leaving it out is deprecated, as for
+            :func:`softmax`).
+        dtype (ember.dtype, optional): cast the input to this dtype before the operation. Default: None.
+    """
+    return _log_softmax(input, dim, _stacklevel + 1, dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):

@@ -23,8 +23,9 @@ def invert_permutation(permutation):
     if permutation is None:
         return None
     p = permutation._data.astype(np.int64)
-    out = np.empty_like(p)
-    out[p] = np.arange(p.size, dtype=np.int64)
+    xp = permutation._xp
+    out = xp.empty_like(p)
+    out[p] = xp.arange(p.size, dtype=np.int64)
     return wrap(out)
 
 

@@ -78,8 +78,9 @@ class SpectralNorm:
         mat = fn.reshape_weight_to_matrix(weight.detach())
         h, w = mat.shape
         dtype = weight._data.dtype
-        u = _normalize(_gen(None).normal(0, 1, h), eps).astype(dtype)
-        v = _normalize(_gen(None).normal(0, 1, w), eps).astype(dtype)
+        xp = weight._xp  # the draws come from the ember generator on the host and move to the weight's device
+        u = xp.asarray(_normalize(_gen(None).normal(0, 1, h), eps).astype(dtype))
+        v = xp.asarray(_normalize(_gen(None).normal(0, 1, w), eps).astype(dtype))
         delattr(module, fn.name)
         module.register_parameter(fn.name + "_orig", weight)
         setattr(module, fn.name, weight.detach())  # a plain attribute, recomputed before every forward
