@@ -18,6 +18,7 @@ multi_dot, vecdot, matmul, diagonal, cross) and ``norms``; ``_common`` holds the
 """
 from __future__ import annotations
 
+from ..ops._linalg_table import LINALG
 from ..ops._out import add_out_argument
 from ._common import (CholeskyExResult, EighResult, InvExResult, LinAlgError, LstsqResult, QRResult,  # noqa: F401
                       SlogdetResult, SolveExResult, SVDResult)
@@ -35,3 +36,8 @@ __all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangula
 
 # PyTorch's linalg functions take ``out=`` (all but lstsq and diagonal); one helper gives them its rules.
 add_out_argument(globals(), [n for n in __all__ if n not in ("LinAlgError", "lstsq", "diagonal")])
+
+# The torch.* forms (em.inverse, em.det, Tensor.cholesky, em.norm(p="nuc"), ...) live with the ops, which must not
+# import linalg: linalg registers the functions they call.
+LINALG.register(globals(), ["inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "pinv", "matrix_power",
+                            "cross", "svd", "svdvals", "qr", "multi_dot", "matrix_norm"])

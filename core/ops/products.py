@@ -25,6 +25,7 @@ from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, binary_arrays, check_tensor, normalize_dim, record, sum_to, tensor_method, \
     wrap
+from ._linalg_table import LINALG
 from .arithmetic import _conj, add, mul
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "mv", "addmm", "einsum", "tensordot", "kron", "inverse",
@@ -590,34 +591,31 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------------ top-level linear algebra
-def _linalg():
-    from .. import linalg
-    return linalg
-
+# ``LINALG`` holds ember.core.linalg's functions, registered by linalg itself (see _linalg_table.py)
 
 @tensor_method("inverse")
 def inverse(input: Tensor) -> Tensor:
     """The inverse of a square matrix or batch of matrices (alias of :func:`ember.linalg.inv`)."""
-    return _linalg().inv(input)
+    return LINALG.inv(input)
 
 
 @tensor_method("det")
 def det(input: Tensor) -> Tensor:
     """The determinant of a square matrix or batch of matrices (alias of :func:`ember.linalg.det`)."""
-    return _linalg().det(input)
+    return LINALG.det(input)
 
 
 @tensor_method("slogdet")
 def slogdet(input: Tensor):
     """``(sign, logabsdet)`` of the determinant, as ``ember.return_types.slogdet`` (see ``ember.linalg.slogdet``)."""
-    return _rt.slogdet(*_linalg().slogdet(input))
+    return _rt.slogdet(*LINALG.slogdet(input))
 
 
 @tensor_method("logdet")
 def logdet(input: Tensor) -> Tensor:
     """The log-determinant: ``-inf`` for a singular matrix and ``nan`` for a negative determinant (real input)."""
     from .complex import angle, complex as make_complex
-    sign, logabs = _linalg().slogdet(input)
+    sign, logabs = LINALG.slogdet(input)
     if input._data.dtype.kind == "c":
         return make_complex(logabs, angle(sign))
     bad = sign._data < 0
@@ -670,8 +668,7 @@ def solve(input: Tensor, A: Tensor):
     if input._data.ndim < 2 or A._data.ndim < 2:
         raise RuntimeError(f"solve: expected 2 or more dimensions for input and A, got {input._data.ndim} and "
                            f"{A._data.ndim}")
-    linalg = _linalg()
-    solution = linalg.solve(A, input)
+    solution = LINALG.solve(A, input)
     batch = np.broadcast_shapes(A._data.shape[:-2], input._data.shape[:-2])
     lu = _lu_packed(A._xp.broadcast_to(A._data, batch + A._data.shape[-2:]), A._xp)
     return _SolveResult(solution, wrap(A._xp.asarray(lu)))
@@ -680,41 +677,39 @@ def solve(input: Tensor, A: Tensor):
 @tensor_method("cholesky")
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
     """The Cholesky factor of a Hermitian positive-definite matrix (deprecated form of ``linalg.cholesky``)."""
-    return _linalg().cholesky(input, upper=upper)
+    return LINALG.cholesky(input, upper=upper)
 
 
 @tensor_method("cholesky_solve")
 def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
     """Solve ``A X = input`` given the Cholesky factor ``input2`` of ``A`` (lower, or upper if ``upper``)."""
-    linalg = _linalg()
     if upper:
-        y = linalg.solve_triangular(input2.mH, input, upper=False)
-        return linalg.solve_triangular(input2, y, upper=True)
-    y = linalg.solve_triangular(input2, input, upper=False)
-    return linalg.solve_triangular(input2.mH, y, upper=True)
+        y = LINALG.solve_triangular(input2.mH, input, upper=False)
+        return LINALG.solve_triangular(input2, y, upper=True)
+    y = LINALG.solve_triangular(input2, input, upper=False)
+    return LINALG.solve_triangular(input2.mH, y, upper=True)
 
 
 @tensor_method("cholesky_inverse")
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """The inverse of ``A`` given its Cholesky factor ``input`` (lower ``L``, or upper ``U`` if ``upper``)."""
-    linalg = _linalg()
     n = input._data.shape[-1]
     eye = wrap(input._xp.eye(n, dtype=input._data.dtype))
     L = input.mH if upper else input
-    Linv = linalg.solve_triangular(L, eye, upper=False)
+    Linv = LINALG.solve_triangular(L, eye, upper=False)
     return Linv.mH @ Linv
 
 
 @tensor_method("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """The pseudo-inverse, ignoring singular values below ``rcond`` times the largest."""
-    return _linalg().pinv(input, rtol=rcond)
+    return LINALG.pinv(input, rtol=rcond)
 
 
 @tensor_method("matrix_power")
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``input`` raised to the integer power ``n`` (alias of :func:`ember.linalg.matrix_power`)."""
-    return _linalg().matrix_power(input, n)
+    return LINALG.matrix_power(input, n)
 
 
 @tensor_method("cross")
@@ -735,7 +730,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
         nd = max(input._data.ndim, other._data.ndim)
         input = input.reshape((1,) * (nd - input._data.ndim) + input._data.shape)
         other = other.reshape((1,) * (nd - other._data.ndim) + other._data.shape)
-    return _linalg().cross(input, other, dim=dim)
+    return LINALG.cross(input, other, dim=dim)
 
 
 _SvdResult, _QrResult = _rt.svd, _rt.qr
@@ -747,22 +742,21 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
 
     ``some=True`` gives the reduced decomposition. With ``compute_uv=False``, ``U`` and ``V`` are zero matrices.
     """
-    linalg = _linalg()
     if not compute_uv:
-        s = linalg.svdvals(input)
+        s = LINALG.svdvals(input)
         m, n = input._data.shape[-2:]
         batch = input._data.shape[:-2]
         xp = input._xp
         return _SvdResult(wrap(xp.zeros(batch + (m, m), dtype=input._data.dtype)), s,
                           wrap(xp.zeros(batch + (n, n), dtype=input._data.dtype)))
-    U, S, Vh = linalg.svd(input, full_matrices=not some)
+    U, S, Vh = LINALG.svd(input, full_matrices=not some)
     return _SvdResult(U, S, Vh.mH)
 
 
 @tensor_method("qr")
 def qr(input: Tensor, some: bool = True):
     """The old ``torch.qr``: ``(Q, R)``, reduced when ``some`` else complete."""
-    Q, R = _linalg().qr(input, mode="reduced" if some else "complete")
+    Q, R = LINALG.qr(input, mode="reduced" if some else "complete")
     return _QrResult(Q, R)
 
 
@@ -772,4 +766,4 @@ def chain_matmul(*matrices) -> Tensor:
         matrices = tuple(matrices[0])
     if len(matrices) == 1:
         return matrices[0].clone()
-    return _linalg().multi_dot(matrices)
+    return LINALG.multi_dot(matrices)

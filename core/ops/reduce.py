@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes as dt, return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, normalize_dim, normalize_dims, record, tensor_method, wrap
+from ._linalg_table import LINALG
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "cumsum", "cumprod", "norm", "dist", "all", "any", "count_nonzero",
@@ -713,9 +714,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         if p == "fro":
             p = 2
         elif p == "nuc":
-            from .. import linalg
             d = (-2, -1) if dim is None else dim
-            return linalg.matrix_norm(input, "nuc", d, keepdim)
+            return LINALG.matrix_norm(input, "nuc", d, keepdim)
         else:
             raise RuntimeError(f"norm(): unknown norm type p={p!r}; expected a number, inf, -inf, 'fro' or 'nuc'")
     elif not isinstance(p, numbers.Real):

@@ -113,6 +113,15 @@ def test_tensor_imports_nothing_from_autograd():
     assert not {m for m in graph["ember.core.tensor"] if m.startswith("ember.core.autograd")}
 
 
+def test_ops_import_nothing_from_the_packages_built_on_them():
+    # linalg and nn.functional are built from ops: ops reach linalg only through the table linalg fills
+    # (ops/_linalg_table.py), and softmax's kernels live in ops
+    graph = import_graph(core_modules())
+    upward = {(m, t) for m, targets in graph.items() if m.startswith("ember.core.ops")
+              for t in targets if t.startswith(("ember.core.linalg", "ember.core.nn", "ember.core.fft"))}
+    assert upward == set()
+
+
 def test_check_finds_a_cycle(tmp_path):
     # the check itself can fail: two modules importing each other, one of them lazily
     pkg = tmp_path / "core"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ember.core._lazy import lazy_attributes
+from ember.core._lazy import LazyTable, lazy_attributes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -55,3 +55,40 @@ def test_lazy_names_load_only_when_used(package, names):
             "print(len(set(sys.modules) - before) > 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_lazy_table_imports_its_provider_on_the_first_lookup_before_registration(tmp_path, monkeypatch):
+    # a provider module that registers one function into the table when it is imported
+    (tmp_path / "seam_provider.py").write_text(
+        "from seam_table import TABLE\n\ndef double(x):\n    return 2 * x\n\nTABLE.register(globals(), ['double'])\n")
+    (tmp_path / "seam_table.py").write_text(
+        "from ember.core._lazy import LazyTable\nTABLE = LazyTable('seam_provider')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import seam_table
+    assert "seam_provider" not in sys.modules
+    assert seam_table.TABLE.double(21) == 42  # the lookup imported the provider, which registered
+    assert "seam_provider" in sys.modules
+    assert seam_table.TABLE.double is sys.modules["seam_provider"].double
+    with pytest.raises(AttributeError, match="seam_provider registered no function 'triple'"):
+        seam_table.TABLE.triple
+    provider = sys.modules["seam_provider"]
+    monkeypatch.setattr(provider, "double", lambda x: -x)  # a rebinding (an observer's wrapper) is what gets called
+    assert seam_table.TABLE.double(21) == -21
+    table = LazyTable(".never_imported", "ember.core")
+    table.register({"inv": abs}, ["inv"])
+    assert table.inv is abs  # registered entries need no import
+    with pytest.raises(KeyError, match="cannot register"):
+        table.register({"__name__": "m"}, ["det"])
+    for name in ("seam_provider", "seam_table"):
+        monkeypatch.delitem(sys.modules, name)
+
+
+def test_the_torch_forms_of_linalg_load_linalg_on_first_use():
+    # em.det, Tensor.inverse and em.norm(p='nuc') call linalg's own functions, which linalg registered itself
+    code = ("import sys; import ember as em; loaded = 'ember.core.linalg' in sys.modules; "
+            "a = em.tensor([[2.0, 1.0], [1.0, 3.0]]); d = em.det(a).item(); i = a.inverse(); "
+            "from ember.core.ops._linalg_table import LINALG; from ember.core import linalg; "
+            "print(loaded, round(d, 6), LINALG.det is linalg.det, LINALG.inv is linalg.inv, "
+            "em.allclose(i, linalg.inv(a)), em.allclose(em.norm(a, 'nuc'), linalg.matrix_norm(a, 'nuc')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "5.0", "True", "True", "True", "True"]
