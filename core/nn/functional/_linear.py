@@ -497,7 +497,16 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be non-negative.")
         if t.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    return wrap((t[..., None] == tensor._xp.arange(num_classes)).astype(np.int64))
+    return wrap(_one_hot_array(tensor._xp, t, num_classes, np.int64))
+
+
+def _one_hot_array(xp, classes, num_classes, dtype):
+    """``classes.shape + (num_classes,)`` zeros of ``dtype`` with a 1 at each class index (no range checks): one
+    flat scatter, faster than comparing every entry with every class."""
+    flat = classes.reshape(-1)
+    out = xp.zeros(flat.size * num_classes, dtype=dtype)
+    out[xp.arange(flat.size) * num_classes + flat] = 1
+    return out.reshape(classes.shape + (num_classes,))
 
 
 def _vector_norm(x, p, dim, keepdim):

@@ -17,7 +17,7 @@ from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 from ._activation import log_softmax, logsigmoid, relu, softmax, softplus
-from ._linear import _take_rows, pairwise_distance
+from ._linear import _one_hot_array, _take_rows, pairwise_distance
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "cross_entropy", "nll_loss", "kl_div", "poisson_nll_loss",
@@ -829,7 +829,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.size and (t.min() < 0 or t.max() >= c):
         raise IndexError(f"target out of range: targets must be in [0, {c}), got {int(t.min())}..{int(t.max())}")
     dtype = x._data.dtype
-    onehot = (t[:, None] == x._xp.arange(c)).astype(dtype)
+    onehot = _one_hot_array(x._xp, t, c, dtype)
     xy = (x * wrap(onehot)).sum(1, keepdim=True)
     z = relu(x - xy + margin)
     if p == 2:
