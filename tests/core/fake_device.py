@@ -8,8 +8,11 @@ returns CuPy arrays).
 
 A NumPy *function* called straight on device data from ember code (``np.where(x._data, ...)``) is caught by
 ``__array_function__`` and recorded in ``FakeDeviceArray.direct_calls`` with the file it came from; a result that
-is a plain ``ndarray`` left the device. (Operators and ufuncs, ``a * b`` or ``np.exp(a)``, are not seen: CuPy
-arrays support both, and a ufunc on a CuPy array dispatches to CuPy.)
+is a plain ``ndarray`` left the device. Operators and ufuncs on device data (``a * b``, ``np.exp(a)``) are allowed,
+since a ufunc on a CuPy array dispatches to CuPy, but host data meeting device data is recorded too, wherever CuPy
+would refuse it: a host array in a ufunc with device data (``device * host_mask``), passed to the device's ``xp``
+(``xp.where(c, host, d)``; only ``xp.asarray`` / ``xp.array`` take host data), or written into device memory
+(``device[...] = host_draw``). That is how a random draw or an ``np.zeros`` buffer that was never moved is caught.
 """
 import contextlib
 import os

@@ -2,7 +2,8 @@
 
 DESIGN: "No op calls numpy directly on tensor data; it asks its inputs for their array module". Each case runs once
 on the CPU and once on the fake device of ``fake_device.py``; on the device no NumPy function may be called on
-device data from ember code, every result must stay on the device, and values and gradients must equal the CPU's.
+device data from ember code, no host array (a random draw, an ``np.zeros`` buffer) may meet device data, every result
+must stay on the device, and values and gradients must equal the CPU's. Random cases reseed before each run.
 """
 import numpy as np
 import pytest
@@ -419,3 +420,23 @@ def test_the_seam_check_catches_a_direct_numpy_call():
         direct = list(FakeDeviceArray.direct_calls)
     assert direct == ["np.where in core/ops/exp_log.py"]
     assert not on_fake_device(out)
+
+
+def test_the_seam_check_catches_host_data_meeting_device_data():
+    # a random draw or an np.zeros buffer left on the host, in code compiled as if it lived in core/ops/exp_log.py
+    from ember.core.ops import exp_log
+    source = ("def bad_ops(input, np, xp):\n"
+              "    mask = np.ones(input._data.shape)\n"
+              "    out = input._data * mask\n"
+              "    out = xp.where(input._data > 0, mask, out)\n"
+              "    out[...] = mask\n"
+              "    return xp.asarray(mask)\n")
+    namespace = {}
+    exec(compile(source, exp_log.__file__, "exec"), namespace)
+    with fake_device() as xp:
+        moved = namespace["bad_ops"](to_device(_a(3)), np, xp)
+        direct = list(FakeDeviceArray.direct_calls)
+    assert direct == ["host array in np.multiply in core/ops/exp_log.py",
+                      "host array passed to xp.where in core/ops/exp_log.py",
+                      "host array written into device data in core/ops/exp_log.py"]
+    assert on_fake_device(moved)  # xp.asarray is the way onto the device
