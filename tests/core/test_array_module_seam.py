@@ -143,16 +143,18 @@ OP_CASES.update({
                                (np.array([0.1, 0.8, 0.5, 1.0, 0.0, 0.3]), np.array([0.0, 1, 0.25, 1, 0, 0.6]),
                                 _a(6, positive=True)), (0, 1)),
     "F.gaussian_nll": (lambda x, y, v: F.gaussian_nll_loss(x, y, v, full=True) + F.gaussian_nll_loss(x, y, v[:, :1])
-                       + F.gaussian_nll_loss(x, y, 0.5, reduction="sum"), (_a(5, 4), _a(5, 4), _a(5, 4, positive=True)),
-                       (0, 1, 2)),
-    "F.poisson_nll": (lambda x, y: F.poisson_nll_loss(x, y) + F.poisson_nll_loss(x.abs(), y, log_input=False,
-                                                                                   full=True), (_a(5, 4), _a(5, 4, positive=True) * 3), (0, 1)),
-    "F.multilabel_margin": (lambda x, y: F.multilabel_margin_loss(x, y.long()) + F.multilabel_margin_loss(
-        x, y.long(), reduction="sum"), (_a(5, 4), _multilabel), (0,)),
-    "F.multilabel_soft_margin": (lambda x, y, w: F.multilabel_soft_margin_loss(x, y, w), (_a(5, 4), _bits,
-                                                                                        _a(4, positive=True)), (0, 2)),
-    "F.multi_margin": (lambda x, y, w: F.multi_margin_loss(x, y.long()) + F.multi_margin_loss(x, y.long(), p=2, margin=0.5,
-                                                                                            weight=w), (_a(5, 4), _labels, _a(4, positive=True)), (0, 2)),
+                       + F.gaussian_nll_loss(x, y, 0.5, reduction="sum"),
+                       (_a(5, 4), _a(5, 4), _a(5, 4, positive=True)), (0, 1, 2)),
+    "F.poisson_nll": (lambda x, y: F.poisson_nll_loss(x, y)
+                      + F.poisson_nll_loss(x.abs(), y, log_input=False, full=True),
+                      (_a(5, 4), _a(5, 4, positive=True) * 3), (0, 1)),
+    "F.multilabel_margin": (lambda x, y: F.multilabel_margin_loss(x, y.long())
+                            + F.multilabel_margin_loss(x, y.long(), reduction="sum"), (_a(5, 4), _multilabel), (0,)),
+    "F.multilabel_soft_margin": (lambda x, y, w: F.multilabel_soft_margin_loss(x, y, w),
+                                 (_a(5, 4), _bits, _a(4, positive=True)), (0, 2)),
+    "F.multi_margin": (lambda x, y, w: F.multi_margin_loss(x, y.long())
+                       + F.multi_margin_loss(x, y.long(), p=2, margin=0.5, weight=w),
+                       (_a(5, 4), _labels, _a(4, positive=True)), (0, 2)),
     "F.losses": (lambda x, y: F.kl_div(F.log_softmax(x, 1), F.softmax(y, 1), reduction="batchmean")
                  + F.huber_loss(x, y, delta=0.5) + F.smooth_l1_loss(x, y, beta=0.5) + F.l1_loss(x, y)
                  + F.soft_margin_loss(x, y.sign()) + F.hinge_embedding_loss(x, y.sign())
@@ -219,12 +221,10 @@ OP_CASES.update({
                      + nn.init.xavier_uniform_(w * 1) + nn.init.kaiming_normal_(w * 1) + nn.init.orthogonal_(w * 1)
                      + nn.init.sparse_(w * 1, 0.5) + nn.init.eye_(w * 1) + nn.init.constant_(w * 1, 0.3)), (_w,), ()),
     "init_dirac": (_filled(lambda w: nn.init.dirac_(w)), (_a(4, 2, 3, 3),), ()),
-    "random_fills": (_filled(lambda w: w.normal_() + w.uniform_(-2, 2) + w.exponential_() + w.bernoulli_(0.3)
-                             + w.random_(0, 5)), (_w,), ()),
-    "index_put_scalar": (lambda a: a.index_put((em.tensor([0, 2, 0], device=a.device),), em.tensor(1.5, device=a.device),
-                                               accumulate=True) + (a * 1).index_put_((em.tensor([1, 1], device=a.device),),
-                                                                                    em.tensor(2.0, device=a.device), True),
-                         (_w,), (0,)),
+    "random_fills": (_filled(lambda w: w.clone().normal_() + w.clone().uniform_(-2, 2) + w.clone().exponential_()
+                             + w.clone().bernoulli_(0.3) + w.clone().random_(0, 5)), (_w,), ()),
+    "index_put_accumulate": (lambda a: a.index_put((em.tensor([0, 2, 0], device=a.device),),
+                                                   em.tensor(1.5, device=a.device), accumulate=True), (_w,), (0,)),
     "setitem_values": (lambda a: _setitem(a * 1, (slice(None), [0, 2]), [[1.0, 2.0]] * 4), (_w,), (0,)),
     "scatter_add_scalar": (lambda a: a.scatter(1, em.tensor([[0, 0, 1]] * 4, device=a.device), 2.5, reduce="add"),
                            (_w,), (0,)),
