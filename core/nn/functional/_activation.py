@@ -664,7 +664,6 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1, generator=Non
         return y_soft
     axis = _axis(dim, logits.ndim, "gumbel_softmax")
     y = y_soft._data
-    first = xp.expand_dims(y.argmax(axis=axis), axis)
-    positions = xp.arange(y.shape[axis]).reshape((-1,) + (1,) * (y.ndim - axis - 1))
-    y_hard = (positions == first).astype(y.dtype)  # one-hot at the first maximum along dim
+    y_hard = xp.zeros_like(y)  # one-hot at the first maximum along dim
+    xp.put_along_axis(y_hard, xp.expand_dims(y.argmax(axis=axis), axis), 1, axis=axis)
     return wrap(y_hard) - y_soft.detach() + y_soft
