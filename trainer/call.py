@@ -2,6 +2,11 @@
 
 While a hook runs, ``pl_module._current_fx_name`` names it, so ``self.log`` knows which hook is logging (and can
 refuse hooks where Lightning forbids logging).
+
+Dispatch runs several times per batch, so what never changes during a run is worked out once per run (per hook):
+which callback *classes* implement the hook and whether the module's class overrides it. What can change at any
+time, a hook assigned on an instance (``model.on_train_batch_end = fn``, the same on a callback), is checked on
+every call with one dict look-up per object, so such a hook is called from the next call on, as in Lightning.
 """
 from __future__ import annotations
 
@@ -27,20 +32,52 @@ def is_overridden(name: str, instance: Any, parent: type) -> bool:
     return getattr(func, "__code__", func) is not getattr(base, "__code__", base)
 
 
-# the hook name is set around every hook call: bypass nn.Module.__setattr__'s parameter/buffer bookkeeping
-_set_fx = lambda module, name: object.__setattr__(module, "_current_fx_name", name)  # noqa: E731
+def _instance_dict(obj) -> dict:
+    d = getattr(obj, "__dict__", None)
+    return d if d is not None else {}
 
 
-def _overriding_callbacks(trainer, hook_name: str):
-    # Cached per hook: only callbacks that override the hook are called, which keeps per-batch dispatch cheap.
-    cache = trainer._callback_hook_cache
-    hooks = cache.get(hook_name)
-    if hooks is None:
-        from ..callbacks.callback import Callback
-        hooks = [(cb, getattr(cb, hook_name)) for cb in trainer.callbacks
-                 if is_overridden(hook_name, cb, Callback) or not hasattr(Callback, hook_name)]
-        cache[hook_name] = hooks
-    return hooks
+def _implementing(callbacks, hook_name: str, by_class: bool):
+    from ..callbacks.callback import Callback
+    return [(cb, getattr(cb, hook_name)) for cb in callbacks
+            if is_overridden(hook_name, type(cb) if by_class else cb, Callback) or not hasattr(Callback, hook_name)]
+
+
+class CallbackHooks(dict):
+    """The Trainer's callback dispatch table: hook name -> the ``(callback, bound hook)`` pairs of the callbacks
+    whose class implements it, in callback order (filled on first use; a new one whenever the callbacks change).
+    ``dicts`` are the callbacks' instance dicts, where a hook assigned on an instance shows up."""
+
+    def __init__(self, callbacks) -> None:
+        super().__init__()
+        self.callbacks = list(callbacks)
+        self.dicts = [_instance_dict(cb) for cb in self.callbacks]
+
+    def __missing__(self, hook_name: str):
+        pairs = self[hook_name] = _implementing(self.callbacks, hook_name, by_class=True)
+        return pairs
+
+    def lookup(self, hook_name: str):
+        """The pairs to call now: the cached ones, unless some callback has the hook assigned on its instance
+        (possibly mid-run): then every callback is looked up again."""
+        for d in self.dicts:
+            if hook_name in d:
+                return _implementing(self.callbacks, hook_name, by_class=False)
+        return self[hook_name]
+
+
+class ModuleOverrides(dict):
+    """The Trainer's module dispatch table for one run: hook name -> whether the module's *class* overrides it
+    (filled on first use)."""
+
+    def __init__(self, module) -> None:
+        super().__init__()
+        self.module = module
+
+    def __missing__(self, hook_name: str) -> bool:
+        from .module import LightningModule
+        answer = self[hook_name] = is_overridden(hook_name, type(self.module), LightningModule)
+        return answer
 
 
 def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callbacks=None, **kwargs: Any) -> None:
@@ -49,15 +86,19 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
     ``monitoring_callbacks`` True/False restricts the call to the callbacks that monitor metrics (checkpointing,
     early stopping) or to the others, for Lightning's split ``on_train_epoch_end`` ordering.
     """
-    hooks = _overriding_callbacks(trainer, hook_name)
-    if not hooks:
-        return
+    hooks = trainer._callback_hook_cache.lookup(hook_name)
+    if hooks:
+        _run_callback_hooks(trainer, hook_name, hooks, args, kwargs, monitoring_callbacks)
+
+
+def _run_callback_hooks(trainer, hook_name: str, hooks, args, kwargs, monitoring_callbacks=None) -> None:
     profiler = _recording_profiler(trainer)
     pl_module = trainer.lightning_module
     prev = None
     if pl_module is not None:
-        prev = pl_module._current_fx_name
-        _set_fx(pl_module, hook_name)
+        fx = pl_module.__dict__  # set directly: nn.Module.__setattr__'s bookkeeping is not needed for a string
+        prev = fx.get("_current_fx_name")
+        fx["_current_fx_name"] = hook_name
     try:
         for cb, fn in hooks:
             if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
@@ -69,7 +110,7 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
                     fn(trainer, pl_module, *args, **kwargs)
     finally:
         if pl_module is not None:
-            _set_fx(pl_module, prev)
+            fx["_current_fx_name"] = prev
 
 
 # Module hooks whose default does nothing: when the user did not override one, it is not called at all (these run
@@ -82,34 +123,56 @@ _NOOP_HOOKS = frozenset({
 
 def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwargs: Any) -> Any:
     """Call the LightningModule's ``hook_name`` and return its result."""
-    if hook_name in _NOOP_HOOKS and pl_module is None and not trainer._module_overrides(hook_name):
-        return None
-    pl_module = pl_module or trainer.lightning_module
+    if pl_module is None:
+        if hook_name in _NOOP_HOOKS and not module_overrides(trainer, hook_name):
+            return None
+        pl_module = trainer.lightning_module
     fn = getattr(pl_module, hook_name, None)
     if fn is None:
         return None
-    prev = pl_module._current_fx_name
-    _set_fx(pl_module, hook_name)
-    profiler = _recording_profiler(trainer)
+    fx = pl_module.__dict__
+    prev = fx.get("_current_fx_name")
+    fx["_current_fx_name"] = hook_name
     try:
-        if profiler is None:
+        profiler = getattr(trainer, "profiler", None)  # _recording_profiler written out: runs several times a batch
+        if profiler is None or not profiler.records:
             return fn(*args, **kwargs)
         with profiler.profile(_module_action(trainer, pl_module, hook_name)):
             return fn(*args, **kwargs)
     finally:
-        _set_fx(pl_module, prev)
+        fx["_current_fx_name"] = prev
 
 
 def call_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
     """Call ``hook_name`` on the callbacks, then on the LightningModule (Lightning's order); return the module's
     result."""
-    call_callback_hooks(trainer, hook_name, *args, **kwargs)
+    # call_callback_hooks' and module_overrides' look-ups written out: most hooks of a batch have nothing to call
+    table = trainer._callback_hook_cache
+    hooks = table[hook_name]
+    for d in table.dicts:
+        if hook_name in d:
+            hooks = table.lookup(hook_name)
+            break
+    if hooks:
+        _run_callback_hooks(trainer, hook_name, hooks, args, kwargs)
+    pl_module = trainer.lightning_module
+    if pl_module is None:
+        return None
+    if hook_name in _NOOP_HOOKS and hook_name not in pl_module.__dict__ and not trainer._overridden_cache[hook_name]:
+        return None
     return call_module_hook(trainer, hook_name, *args, **kwargs)
 
 
 def module_overrides(trainer, hook_name: str) -> bool:
-    """Whether the running LightningModule overrides ``hook_name`` (cached for the run: asked every batch)."""
-    return trainer._module_overrides(hook_name)
+    """Whether the running LightningModule overrides ``hook_name``: in its class (worked out once per run), or
+    assigned on the instance (looked up on every call: that may happen mid-run)."""
+    module = trainer.lightning_module
+    if module is None:
+        return False
+    if hook_name in module.__dict__:
+        from .module import LightningModule
+        return is_overridden(hook_name, module, LightningModule)
+    return trainer._overridden_cache[hook_name]
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -86,11 +86,12 @@ class TrainingEpochLoop(Loop):
     @property
     def done(self) -> bool:
         """True when the epoch must end."""
-        if self.max_steps_reached() or self._stop_epoch:
+        trainer = self.trainer  # asked twice per batch: the checks of max_steps_reached written out
+        if self._stop_epoch or (trainer.max_steps != -1 and self.global_step >= trainer.max_steps):
             return True
-        if self.batch_progress.current.ready >= self.trainer.num_training_batches:
+        if self.batch_progress.current.ready >= trainer.fit_loop.num_training_batches:
             return True
-        if self.trainer.should_stop and self.trainer.fit_loop.can_stop_early:
+        if trainer.should_stop and trainer.fit_loop.can_stop_early:
             return True
         return False
 
@@ -171,34 +172,42 @@ class TrainingEpochLoop(Loop):
             return
         self.batch_progress.increment_started()
         automatic = module.automatic_optimization
-        with trainer.profiler.profile("run_training_batch"):
-            if automatic:
-                should_step = not self._should_accumulate(batch_idx, is_last)
-                window_start = batch_idx % trainer.accumulate_grad_batches == 0
-                loop = self.automatic_optimization
-                outputs = loop.run(batch, batch_idx, should_step, window_start, multi=self._multi_optimizer_step)
-            else:
-                should_step = True
-                loop = self.manual_optimization
-                outputs = loop.run(batch, batch_idx, multi=self._multi_optimizer_step)
+        profiler = trainer.profiler
+        if profiler.records:
+            with profiler.profile("run_training_batch"):
+                loop, outputs, should_step = self._optimize(batch, batch_idx, is_last, automatic)
+        else:  # no context to enter and leave every batch
+            loop, outputs, should_step = self._optimize(batch, batch_idx, is_last, automatic)
         trainer.fit_loop.collect_training_outputs(loop.raw_outputs)
         self._current_batch_stepped = should_step
         self.batch_progress.increment_processed()
-        if should_step:
+        schedulers = trainer.lr_scheduler_configs  # most runs have none: skip the calls
+        if schedulers and should_step:
             update_lr_schedulers(trainer, "step", batch_idx + 1)
-        if is_last:
+        if schedulers and is_last:
             update_lr_schedulers(trainer, "epoch", trainer.current_epoch + 1)
         call_hook(trainer, "on_train_batch_end", outputs, batch, batch_idx)
         self.batch_progress.increment_completed()
         connector.on_train_batch_end(self._should_log(should_step), self._batches_that_stepped)
         if self.should_check_val(batch_idx, is_last):
             self.run_validation(zero_grad=should_step or not automatic)
-        if should_step:  # plateau schedulers step after the metrics they monitor are logged (and validated)
+        if schedulers and should_step:  # plateau schedulers step after the metrics they monitor are logged
             update_lr_schedulers(trainer, "step", batch_idx + 1, plateau=True)
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
         trainer.signal_connector.at_safe_point(training_done=self.done)
+
+    def _optimize(self, batch, batch_idx: int, is_last: bool, automatic: bool):
+        """Run the optimization loop on the batch: (that loop, what ``on_train_batch_end`` gets, whether it
+        stepped)."""
+        if automatic:
+            should_step = not self._should_accumulate(batch_idx, is_last)
+            window_start = batch_idx % self.trainer.accumulate_grad_batches == 0
+            loop = self.automatic_optimization
+            return loop, loop.run(batch, batch_idx, should_step, window_start, self._multi_optimizer_step), should_step
+        loop = self.manual_optimization
+        return loop, loop.run(batch, batch_idx, self._multi_optimizer_step), True
 
     def _should_log(self, should_step: bool) -> bool:
         """Lightning's logging step: batches that stepped an optimizer, counted before this one is added."""
@@ -223,21 +232,21 @@ class TrainingEpochLoop(Loop):
 
     def should_check_val(self, batch_idx: int, is_last: bool) -> bool:
         """Whether validation runs after batch ``batch_idx`` (``val_check_interval``, epoch end, early stop)."""
+        # asked every batch: first whether validation is due, then (rarely) whether this epoch validates at all
+        return self._val_due(batch_idx, is_last) and self.should_check_val_epoch()
+
+    def _val_due(self, batch_idx: int, is_last: bool) -> bool:
         trainer = self.trainer
-        if not self.should_check_val_epoch():
-            return False
-        every = trainer.check_val_every_n_epoch
-        if trainer.should_stop and trainer.fit_loop.can_stop_early:
+        fit_loop = trainer.fit_loop
+        if trainer.should_stop and fit_loop.can_stop_early:
             return True
-        seconds = trainer.fit_loop.val_check_seconds
+        seconds = fit_loop.val_check_seconds
         if seconds is not None:  # a time-based interval: validate once that much time has passed since the last
             return time.monotonic() - self._last_val_time >= seconds
-        vcb = trainer.val_check_batch
-        if is_last and vcb == math.inf:
-            return True
+        vcb = fit_loop.val_check_batch
         if vcb == math.inf:
-            return False
-        current = self._total_batch_idx if every is None else batch_idx
+            return is_last
+        current = self._total_batch_idx if trainer.check_val_every_n_epoch is None else batch_idx
         return (current + 1) % vcb == 0
 
     def run_validation(self, zero_grad: bool) -> None:
