@@ -38,46 +38,43 @@ def _instance_dict(obj) -> dict:
 
 
 def _implementing(callbacks, hook_name: str, by_class: bool):
+    """The ``(callback, bound hook)`` pairs of the callbacks that define ``hook_name`` differently from ``Callback``
+    (or at all, for a name ``Callback`` lacks): by their class only, or with instance attributes too."""
     from ..callbacks.callback import Callback
     return [(cb, getattr(cb, hook_name)) for cb in callbacks
-            if is_overridden(hook_name, type(cb) if by_class else cb, Callback) or not hasattr(Callback, hook_name)]
+            if is_overridden(hook_name, type(cb) if by_class else cb, Callback)]
 
 
-class CallbackHooks(dict):
-    """The Trainer's callback dispatch table: hook name -> the ``(callback, bound hook)`` pairs of the callbacks
-    whose class implements it, in callback order (filled on first use; a new one whenever the callbacks change).
-    ``dicts`` are the callbacks' instance dicts, where a hook assigned on an instance shows up."""
+class HookTable(dict):
+    """The Trainer's dispatch table for one run: hook name -> ``(pairs, overridden)``, where ``pairs`` are the
+    ``(callback, bound hook)`` pairs of the callbacks whose class implements the hook (in callback order) and
+    ``overridden`` tells whether the module's class overrides it. Filled on first use; the Trainer makes a new one
+    for each run and whenever its callbacks change.
 
-    def __init__(self, callbacks) -> None:
+    Hooks assigned on an instance are not in it: ``dicts`` (the callbacks') and ``module_dict`` are the instance
+    dicts where they show up, checked on every call.
+    """
+
+    def __init__(self, callbacks, module) -> None:
         super().__init__()
         self.callbacks = list(callbacks)
         self.dicts = [_instance_dict(cb) for cb in self.callbacks]
+        self.module = module
+        self.module_dict = _instance_dict(module)
 
     def __missing__(self, hook_name: str):
-        pairs = self[hook_name] = _implementing(self.callbacks, hook_name, by_class=True)
-        return pairs
+        from .module import LightningModule
+        entry = self[hook_name] = (_implementing(self.callbacks, hook_name, by_class=True),
+                                   is_overridden(hook_name, type(self.module), LightningModule))
+        return entry
 
-    def lookup(self, hook_name: str):
+    def callback_hooks(self, hook_name: str):
         """The pairs to call now: the cached ones, unless some callback has the hook assigned on its instance
         (possibly mid-run): then every callback is looked up again."""
         for d in self.dicts:
             if hook_name in d:
                 return _implementing(self.callbacks, hook_name, by_class=False)
-        return self[hook_name]
-
-
-class ModuleOverrides(dict):
-    """The Trainer's module dispatch table for one run: hook name -> whether the module's *class* overrides it
-    (filled on first use)."""
-
-    def __init__(self, module) -> None:
-        super().__init__()
-        self.module = module
-
-    def __missing__(self, hook_name: str) -> bool:
-        from .module import LightningModule
-        answer = self[hook_name] = is_overridden(hook_name, type(self.module), LightningModule)
-        return answer
+        return self[hook_name][0]
 
 
 def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callbacks=None, **kwargs: Any) -> None:
@@ -86,13 +83,15 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
     ``monitoring_callbacks`` True/False restricts the call to the callbacks that monitor metrics (checkpointing,
     early stopping) or to the others, for Lightning's split ``on_train_epoch_end`` ordering.
     """
-    hooks = trainer._callback_hook_cache.lookup(hook_name)
+    hooks = trainer._hook_table.callback_hooks(hook_name)
     if hooks:
         _run_callback_hooks(trainer, hook_name, hooks, args, kwargs, monitoring_callbacks)
 
 
 def _run_callback_hooks(trainer, hook_name: str, hooks, args, kwargs, monitoring_callbacks=None) -> None:
-    profiler = _recording_profiler(trainer)
+    profiler = trainer.profiler  # _recording_profiler written out: this runs every batch
+    if not profiler.records:
+        profiler = None
     pl_module = trainer.lightning_module
     prev = None
     if pl_module is not None:
@@ -133,10 +132,10 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
     fx = pl_module.__dict__
     prev = fx.get("_current_fx_name")
     fx["_current_fx_name"] = hook_name
+    profiler = trainer.profiler  # _recording_profiler written out: this runs several times a batch
     try:
-        profiler = getattr(trainer, "profiler", None)  # _recording_profiler written out: runs several times a batch
-        if profiler is None or not profiler.records:
-            return fn(*args, **kwargs)
+        if not profiler.records:
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         with profiler.profile(_module_action(trainer, pl_module, hook_name)):
             return fn(*args, **kwargs)
     finally:
@@ -146,33 +145,33 @@ def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwar
 def call_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
     """Call ``hook_name`` on the callbacks, then on the LightningModule (Lightning's order); return the module's
     result."""
-    # call_callback_hooks' and module_overrides' look-ups written out: most hooks of a batch have nothing to call
-    table = trainer._callback_hook_cache
-    hooks = table[hook_name]
+    # one table look-up answers both questions when nothing is assigned on an instance: most hooks of a batch have
+    # nothing to call, so this path is kept short
+    table = trainer._hook_table
+    hooks, overridden = table[hook_name]
     for d in table.dicts:
         if hook_name in d:
-            hooks = table.lookup(hook_name)
+            hooks = table.callback_hooks(hook_name)
             break
     if hooks:
         _run_callback_hooks(trainer, hook_name, hooks, args, kwargs)
-    pl_module = trainer.lightning_module
-    if pl_module is None:
-        return None
-    if hook_name in _NOOP_HOOKS and hook_name not in pl_module.__dict__ and not trainer._overridden_cache[hook_name]:
-        return None
-    return call_module_hook(trainer, hook_name, *args, **kwargs)
+    if overridden or hook_name not in _NOOP_HOOKS or hook_name in table.module_dict:
+        return call_module_hook(trainer, hook_name, *args, **kwargs)
+    return None
 
 
-def module_overrides(trainer, hook_name: str) -> bool:
-    """Whether the running LightningModule overrides ``hook_name``: in its class (worked out once per run), or
-    assigned on the instance (looked up on every call: that may happen mid-run)."""
-    module = trainer.lightning_module
-    if module is None:
-        return False
-    if hook_name in module.__dict__:
-        from .module import LightningModule
-        return is_overridden(hook_name, module, LightningModule)
-    return trainer._overridden_cache[hook_name]
+def module_overrides(trainer, *hook_names: str) -> bool:
+    """Whether the running LightningModule overrides any of ``hook_names``: in its class (worked out once per run),
+    or assigned on the instance (looked up on every call: that may happen mid-run)."""
+    table = trainer._hook_table
+    for name in hook_names:
+        if name in table.module_dict:
+            from .module import LightningModule
+            if is_overridden(name, table.module, LightningModule):
+                return True
+        elif table[name][1]:
+            return True
+    return False
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -12,8 +12,7 @@ import os
 import signal
 from typing import Any, Dict, List, Optional, Union
 
-from .call import (CallbackHooks, ModuleOverrides, call_callback_hooks, call_datamodule_hook, call_hook,
-                   call_module_hook)
+from .call import HookTable, call_callback_hooks, call_datamodule_hook, call_hook, call_module_hook
 from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
 from .deprecation import check_1x_flow
@@ -209,8 +208,7 @@ class Trainer:
         self.optimizers: List[Any] = []
         self.lr_scheduler_configs: List[Any] = []
         self.ckpt_path: Optional[str] = None
-        self._callback_hook_cache = CallbackHooks([])  # dispatch tables (trainer/call.py): new per run
-        self._overridden_cache = ModuleOverrides(None)
+        self._hook_table = HookTable([], None)  # hook dispatch (trainer/call.py): a new one per run
         self._logger_connector = LoggerConnector(self)
         self._data_connector = DataConnector(self)
         self.validate_loop = EvaluationLoop(self, RunningStage.VALIDATING)
@@ -391,7 +389,7 @@ class Trainer:
     @callbacks.setter
     def callbacks(self, callbacks) -> None:
         self._callbacks = list(callbacks)
-        self._callback_hook_cache = CallbackHooks(self._callbacks)
+        self._hook_table = HookTable(self._callbacks, self.lightning_module)
 
     def _callbacks_of(self, name: str) -> List[Any]:
         return [c for c in self.callbacks if any(k.__name__ == name for k in type(c).__mro__)]
@@ -562,8 +560,7 @@ class Trainer:
         if self._automatic_optimization_flag is not None:
             model.automatic_optimization = self._automatic_optimization_flag
         self._logger_connector.reset_for_run()
-        self._overridden_cache = ModuleOverrides(model)
-        self._callback_hook_cache = CallbackHooks(self.callbacks)  # hooks may have been defined since the last run
+        self._hook_table = HookTable(self.callbacks, model)  # hooks may have been defined since the last run
 
     def _call_and_handle_interrupt(self, fn, *args):
         from ..core.autograd import set_detect_anomaly

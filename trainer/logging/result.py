@@ -208,7 +208,8 @@ class ResultCollection(dict):
             if value is None:
                 continue
             name = meta.name
-            forked = name + suffix if meta.forked else name
+            is_forked = meta.on_step and meta.on_epoch  # meta.forked, without a property call per key and step
+            forked = name + suffix if is_forked else name
             if meta.logger:
                 out["log"][forked] = value
             if meta.prog_bar:  # the progress bar shows numbers: Python floats, as in Lightning
@@ -217,7 +218,7 @@ class ResultCollection(dict):
             # monitored at all (Lightning), so they never linger in callback_metrics after the epoch
             if not meta.rank_zero_only and (self.training or not on_step):
                 out["callback"][name] = value
-                if meta.forked:
+                if is_forked:
                     out["callback"][forked] = value
         return out
 

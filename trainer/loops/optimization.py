@@ -93,7 +93,10 @@ class AutomaticOptimization(_OptimizationLoop):
         """``on_before_optimizer_step``, then ``configure_gradient_clipping`` with the Trainer's clipping flags."""
         trainer = self.trainer
         call_hook(trainer, "on_before_optimizer_step", optimizer)
-        if _may_clip(trainer):
+        # the default configure_gradient_clipping (and clip_gradients) does nothing without
+        # Trainer(gradient_clip_val): then it is skipped, unless overridden or timed by a profiler
+        if trainer.gradient_clip_val or trainer.profiler.records or \
+                module_overrides(trainer, "configure_gradient_clipping", "clip_gradients"):
             call_module_hook(trainer, "configure_gradient_clipping", optimizer, trainer.gradient_clip_val,
                              trainer.gradient_clip_algorithm)
 
@@ -110,7 +113,7 @@ class AutomaticOptimization(_OptimizationLoop):
                 "`self.automatic_optimization = False`, then access your optimizers in `training_step` with "
                 "`opt1, opt2, ... = self.optimizers()` (or declare `training_step(self, batch, batch_idx, "
                 "optimizer_idx)` for the Lightning 1.x behaviour)")
-        epoch = trainer.current_epoch
+        epoch = trainer.fit_loop.current_epoch
         if not optimizers:
             closure = _Closure(self, None, batch, batch_idx, None, False, epoch)
             closure()
@@ -135,14 +138,6 @@ class AutomaticOptimization(_OptimizationLoop):
                 module.untoggle_optimizer(optimizer)
             result = closure.result_dict
         return result
-
-
-def _may_clip(trainer) -> bool:
-    """Whether ``configure_gradient_clipping`` can do anything: its default (and ``clip_gradients``' default) does
-    nothing without ``Trainer(gradient_clip_val)``, so then it is skipped unless overridden, or timed by a
-    profiler."""
-    return bool(trainer.gradient_clip_val) or trainer.profiler.records or \
-        module_overrides(trainer, "configure_gradient_clipping") or module_overrides(trainer, "clip_gradients")
 
 
 class _Closure:

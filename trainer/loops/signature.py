@@ -35,7 +35,7 @@ def step_args(fn, batch: Any, batch_idx: int, dataloader_idx: Optional[int] = No
     if dataloader_idx is not None:
         return (batch, batch_idx, dataloader_idx)
     # inspect.signature is slow for a per-batch call: the answer is cached per function body
-    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    code = getattr(fn, "__code__", None)  # a bound method forwards this to its function
     takes = _CACHE.get(code) if code is not None else None
     if takes is None:
         takes = takes_param(fn, "batch_idx", min_args=2)

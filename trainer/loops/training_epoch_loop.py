@@ -196,7 +196,7 @@ class TrainingEpochLoop(Loop):
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
-        trainer.signal_connector.at_safe_point(training_done=self.done)
+        trainer.signal_connector.at_safe_point()
 
     def _optimize(self, batch, batch_idx: int, is_last: bool, automatic: bool):
         """Run the optimization loop on the batch: (that loop, what ``on_train_batch_end`` gets, whether it
@@ -233,21 +233,18 @@ class TrainingEpochLoop(Loop):
     def should_check_val(self, batch_idx: int, is_last: bool) -> bool:
         """Whether validation runs after batch ``batch_idx`` (``val_check_interval``, epoch end, early stop)."""
         # asked every batch: first whether validation is due, then (rarely) whether this epoch validates at all
-        return self._val_due(batch_idx, is_last) and self.should_check_val_epoch()
-
-    def _val_due(self, batch_idx: int, is_last: bool) -> bool:
         trainer = self.trainer
         fit_loop = trainer.fit_loop
         if trainer.should_stop and fit_loop.can_stop_early:
-            return True
-        seconds = fit_loop.val_check_seconds
-        if seconds is not None:  # a time-based interval: validate once that much time has passed since the last
-            return time.monotonic() - self._last_val_time >= seconds
-        vcb = fit_loop.val_check_batch
-        if vcb == math.inf:
-            return is_last
-        current = self._total_batch_idx if trainer.check_val_every_n_epoch is None else batch_idx
-        return (current + 1) % vcb == 0
+            due = True
+        elif fit_loop.val_check_seconds is not None:  # a time-based interval: once that much time has passed
+            due = time.monotonic() - self._last_val_time >= fit_loop.val_check_seconds
+        elif fit_loop.val_check_batch == math.inf:
+            due = is_last
+        else:
+            current = self._total_batch_idx if trainer.check_val_every_n_epoch is None else batch_idx
+            due = (current + 1) % fit_loop.val_check_batch == 0
+        return due and self.should_check_val_epoch()
 
     def run_validation(self, zero_grad: bool) -> None:
         """Validate inside fit; ``zero_grad`` is False inside an accumulation window, whose gradients must stay."""

@@ -56,9 +56,8 @@ class Strategy:
         """Run the batch-transfer hooks and the precision conversion of the batch."""
         trainer = self.trainer
         if self.precision == "32-true" and (device is None or str(device) == "cpu") and not (
-                module_overrides(trainer, "on_before_batch_transfer")
-                or module_overrides(trainer, "transfer_batch_to_device")
-                or module_overrides(trainer, "on_after_batch_transfer")):
+                module_overrides(trainer, "on_before_batch_transfer", "transfer_batch_to_device",
+                                 "on_after_batch_transfer")):
             return batch  # nothing would change: CPU data stays where it is and no hook alters it
         batch = call_module_hook(trainer, "on_before_batch_transfer", batch, dataloader_idx)
         batch = call_module_hook(trainer, "transfer_batch_to_device", batch, device or self.root_device,
