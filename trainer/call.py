@@ -103,7 +103,7 @@ def _run_callback_hooks(trainer, hook_name: str, hooks, args, kwargs, monitoring
             if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
                 continue
             if profiler is None:
-                fn(trainer, pl_module, *args, **kwargs)
+                fn(trainer, pl_module, *args, **kwargs) if kwargs else fn(trainer, pl_module, *args)
             else:
                 with profiler.profile(f"[Callback]{cb.state_key}.{hook_name}"):
                     fn(trainer, pl_module, *args, **kwargs)
