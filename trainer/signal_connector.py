@@ -130,7 +130,7 @@ class SignalConnector:
             self._requeue_requested = False
             self._save_and_requeue()
         stop = self.received_sigterm
-        if trainer.strategy.world_size > 1:  # all ranks stop at the same batch, or the others would hang in a collective
+        if trainer.strategy.world_size > 1:  # all ranks stop at the same batch, or the others hang in a collective
             stop = trainer.strategy.reduce_boolean_decision(stop, all=False)
             self.received_sigterm = stop
         if stop and not trainer.fit_loop.epoch_loop.done:
