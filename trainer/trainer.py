@@ -389,7 +389,7 @@ class Trainer:
     @callbacks.setter
     def callbacks(self, callbacks) -> None:
         self._callbacks = list(callbacks)
-        self._hook_table = HookTable(self._callbacks, self.lightning_module)
+        self._hook_table = HookTable(self._callbacks, getattr(self, "lightning_module", None))
 
     def _callbacks_of(self, name: str) -> List[Any]:
         return [c for c in self.callbacks if any(k.__name__ == name for k in type(c).__mro__)]

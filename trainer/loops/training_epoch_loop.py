@@ -21,6 +21,7 @@ from .schedulers import update_lr_schedulers
 __all__ = ["TrainingEpochLoop"]
 
 _NO_BATCH = NO_BATCH
+_FETCH_ACTION = "[_TrainingEpochLoop].train_dataloader_next"  # Lightning's profiler action for a batch fetch
 
 
 class TrainingEpochLoop(Loop):
@@ -132,18 +133,18 @@ class TrainingEpochLoop(Loop):
         if isinstance(loader, CombinedLoader):  # it yields (batch, batch_idx, dataloader_idx)
             iterator = (batch for batch, _, _ in iterator)
         profiler = self.trainer.profiler
-        upcoming = _next(iterator, profiler) if lookahead else _NO_BATCH
+        upcoming = next_batch(iterator, profiler, _FETCH_ACTION) if lookahead else _NO_BATCH
         while not self.done:
             batch_idx = self.batch_progress.current.ready
             if lookahead:
                 batch = upcoming
                 if batch is _NO_BATCH:
                     break
-                upcoming = _next(iterator, profiler)
+                upcoming = next_batch(iterator, profiler, _FETCH_ACTION)
                 self._prefetched = upcoming is not _NO_BATCH
                 is_last = not self._prefetched
             else:
-                batch = _next(iterator, profiler)
+                batch = next_batch(iterator, profiler, _FETCH_ACTION)
                 if batch is _NO_BATCH:
                     self.batch_progress.is_last_batch = True
                     break
@@ -308,11 +309,6 @@ class TrainingEpochLoop(Loop):
         """Restore the counters and remember the loader position for the resumed epoch."""
         super().load_state_dict(state)
         self._loader_state = state.get("dataloader_state")
-
-
-def _next(iterator, profiler):
-    """The next batch, or ``_NO_BATCH`` at the end, timed as Lightning's ``train_dataloader_next`` action."""
-    return next_batch(iterator, profiler, "[_TrainingEpochLoop].train_dataloader_next")
 
 
 def _may_save_on_exception(trainer) -> bool:
