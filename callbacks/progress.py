@@ -266,6 +266,7 @@ class TQDMProgressBar(ProgressBar):
         self.leave = leave
         self._bars: Dict[str, Any] = {}
         self._latest: Dict[str, Any] = {}  # role ("train", "val", ...) -> its latest bar, kept after it closes
+        self._train_metrics: Optional[Callable[[], Dict[str, Any]]] = None  # the training bar's postfix, lazily
         self._file = None
 
     @property
@@ -350,6 +351,8 @@ class TQDMProgressBar(ProgressBar):
             self._open("main", self.train_description, self.total_train_batches, leave=True)
 
     def on_train_epoch_start(self, trainer, pl_module) -> None:
+        # made once, not every batch: the metrics are only built when a bar shows them
+        self._train_metrics = lambda: self.get_metrics(trainer, pl_module)
         if not (self.is_enabled and trainer.is_global_zero):
             return
         desc, total = f"Epoch {trainer.current_epoch}", _total(self.total_train_batches)
@@ -361,7 +364,8 @@ class TQDMProgressBar(ProgressBar):
             self._open("main", desc, total, leave=True)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
-        self._update("main", batch_idx + 1, lambda: self.get_metrics(trainer, pl_module))
+        metrics = self._train_metrics or (lambda: self.get_metrics(trainer, pl_module))
+        self._update("main", batch_idx + 1, metrics)
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         bar = self._bars.get("main")

@@ -2,6 +2,11 @@
 
 While a hook runs, ``pl_module._current_fx_name`` names it, so ``self.log`` knows which hook is logging (and can
 refuse hooks where Lightning forbids logging).
+
+Dispatch runs several times per batch, so what never changes during a run is worked out once per run (per hook):
+which callback *classes* implement the hook and whether the module's class overrides it. What can change at any
+time, a hook assigned on an instance (``model.on_train_batch_end = fn``, the same on a callback), is checked on
+every call with one dict look-up per object, so such a hook is called from the next call on, as in Lightning.
 """
 from __future__ import annotations
 
@@ -27,20 +32,49 @@ def is_overridden(name: str, instance: Any, parent: type) -> bool:
     return getattr(func, "__code__", func) is not getattr(base, "__code__", base)
 
 
-# the hook name is set around every hook call: bypass nn.Module.__setattr__'s parameter/buffer bookkeeping
-_set_fx = lambda module, name: object.__setattr__(module, "_current_fx_name", name)  # noqa: E731
+def _instance_dict(obj) -> dict:
+    d = getattr(obj, "__dict__", None)
+    return d if d is not None else {}
 
 
-def _overriding_callbacks(trainer, hook_name: str):
-    # Cached per hook: only callbacks that override the hook are called, which keeps per-batch dispatch cheap.
-    cache = trainer._callback_hook_cache
-    hooks = cache.get(hook_name)
-    if hooks is None:
-        from ..callbacks.callback import Callback
-        hooks = [(cb, getattr(cb, hook_name)) for cb in trainer.callbacks
-                 if is_overridden(hook_name, cb, Callback) or not hasattr(Callback, hook_name)]
-        cache[hook_name] = hooks
-    return hooks
+def _implementing(callbacks, hook_name: str, by_class: bool):
+    """The ``(callback, bound hook)`` pairs of the callbacks that define ``hook_name`` differently from ``Callback``
+    (or at all, for a name ``Callback`` lacks): by their class only, or with instance attributes too."""
+    from ..callbacks.callback import Callback
+    return [(cb, getattr(cb, hook_name)) for cb in callbacks
+            if is_overridden(hook_name, type(cb) if by_class else cb, Callback)]
+
+
+class HookTable(dict):
+    """The Trainer's dispatch table for one run: hook name -> ``(pairs, overridden)``, where ``pairs`` are the
+    ``(callback, bound hook)`` pairs of the callbacks whose class implements the hook (in callback order) and
+    ``overridden`` tells whether the module's class overrides it. Filled on first use; the Trainer makes a new one
+    for each run and whenever its callbacks change.
+
+    Hooks assigned on an instance are not in it: ``dicts`` (the callbacks') and ``module_dict`` are the instance
+    dicts where they show up, checked on every call.
+    """
+
+    def __init__(self, callbacks, module) -> None:
+        super().__init__()
+        self.callbacks = list(callbacks)
+        self.dicts = [_instance_dict(cb) for cb in self.callbacks]
+        self.module = module
+        self.module_dict = _instance_dict(module)
+
+    def __missing__(self, hook_name: str):
+        from .module import LightningModule
+        entry = self[hook_name] = (_implementing(self.callbacks, hook_name, by_class=True),
+                                   is_overridden(hook_name, type(self.module), LightningModule))
+        return entry
+
+    def callback_hooks(self, hook_name: str):
+        """The pairs to call now: the cached ones, unless some callback has the hook assigned on its instance
+        (possibly mid-run): then every callback is looked up again."""
+        for d in self.dicts:
+            if hook_name in d:
+                return _implementing(self.callbacks, hook_name, by_class=False)
+        return self[hook_name][0]
 
 
 def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callbacks=None, **kwargs: Any) -> None:
@@ -49,27 +83,33 @@ def call_callback_hooks(trainer, hook_name: str, *args: Any, monitoring_callback
     ``monitoring_callbacks`` True/False restricts the call to the callbacks that monitor metrics (checkpointing,
     early stopping) or to the others, for Lightning's split ``on_train_epoch_end`` ordering.
     """
-    hooks = _overriding_callbacks(trainer, hook_name)
-    if not hooks:
-        return
-    profiler = _recording_profiler(trainer)
+    hooks = trainer._hook_table.callback_hooks(hook_name)
+    if hooks:
+        _run_callback_hooks(trainer, hook_name, hooks, args, kwargs, monitoring_callbacks)
+
+
+def _run_callback_hooks(trainer, hook_name: str, hooks, args, kwargs, monitoring_callbacks=None) -> None:
+    profiler = trainer.profiler  # _recording_profiler written out: this runs every batch
+    if not profiler.records:
+        profiler = None
     pl_module = trainer.lightning_module
     prev = None
     if pl_module is not None:
-        prev = pl_module._current_fx_name
-        _set_fx(pl_module, hook_name)
+        fx = pl_module.__dict__  # set directly: nn.Module.__setattr__'s bookkeeping is not needed for a string
+        prev = fx.get("_current_fx_name")
+        fx["_current_fx_name"] = hook_name
     try:
         for cb, fn in hooks:
             if monitoring_callbacks is not None and getattr(cb, "_monitors_metrics", False) != monitoring_callbacks:
                 continue
             if profiler is None:
-                fn(trainer, pl_module, *args, **kwargs)
+                fn(trainer, pl_module, *args, **kwargs) if kwargs else fn(trainer, pl_module, *args)
             else:
                 with profiler.profile(f"[Callback]{cb.state_key}.{hook_name}"):
                     fn(trainer, pl_module, *args, **kwargs)
     finally:
         if pl_module is not None:
-            _set_fx(pl_module, prev)
+            fx["_current_fx_name"] = prev
 
 
 # Module hooks whose default does nothing: when the user did not override one, it is not called at all (these run
@@ -82,34 +122,56 @@ _NOOP_HOOKS = frozenset({
 
 def call_module_hook(trainer, hook_name: str, *args: Any, pl_module=None, **kwargs: Any) -> Any:
     """Call the LightningModule's ``hook_name`` and return its result."""
-    if hook_name in _NOOP_HOOKS and pl_module is None and not trainer._module_overrides(hook_name):
-        return None
-    pl_module = pl_module or trainer.lightning_module
+    if pl_module is None:
+        if hook_name in _NOOP_HOOKS and not module_overrides(trainer, hook_name):
+            return None
+        pl_module = trainer.lightning_module
     fn = getattr(pl_module, hook_name, None)
     if fn is None:
         return None
-    prev = pl_module._current_fx_name
-    _set_fx(pl_module, hook_name)
-    profiler = _recording_profiler(trainer)
+    fx = pl_module.__dict__
+    prev = fx.get("_current_fx_name")
+    fx["_current_fx_name"] = hook_name
+    profiler = trainer.profiler  # _recording_profiler written out: this runs several times a batch
     try:
-        if profiler is None:
-            return fn(*args, **kwargs)
+        if not profiler.records:
+            return fn(*args, **kwargs) if kwargs else fn(*args)
         with profiler.profile(_module_action(trainer, pl_module, hook_name)):
             return fn(*args, **kwargs)
     finally:
-        _set_fx(pl_module, prev)
+        fx["_current_fx_name"] = prev
 
 
 def call_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:
     """Call ``hook_name`` on the callbacks, then on the LightningModule (Lightning's order); return the module's
     result."""
-    call_callback_hooks(trainer, hook_name, *args, **kwargs)
-    return call_module_hook(trainer, hook_name, *args, **kwargs)
+    # one table look-up answers both questions when nothing is assigned on an instance: most hooks of a batch have
+    # nothing to call, so this path is kept short
+    table = trainer._hook_table
+    hooks, overridden = table[hook_name]
+    for d in table.dicts:
+        if hook_name in d:
+            hooks = table.callback_hooks(hook_name)
+            break
+    if hooks:
+        _run_callback_hooks(trainer, hook_name, hooks, args, kwargs)
+    if overridden or hook_name not in _NOOP_HOOKS or hook_name in table.module_dict:
+        return call_module_hook(trainer, hook_name, *args, **kwargs)
+    return None
 
 
-def module_overrides(trainer, hook_name: str) -> bool:
-    """Whether the running LightningModule overrides ``hook_name`` (cached for the run: asked every batch)."""
-    return trainer._module_overrides(hook_name)
+def module_overrides(trainer, *hook_names: str) -> bool:
+    """Whether the running LightningModule overrides any of ``hook_names``: in its class (worked out once per run),
+    or assigned on the instance (looked up on every call: that may happen mid-run)."""
+    table = trainer._hook_table
+    for name in hook_names:
+        if name in table.module_dict:
+            from .module import LightningModule
+            if is_overridden(name, table.module, LightningModule):
+                return True
+        elif table[name][1]:
+            return True
+    return False
 
 
 def call_datamodule_hook(trainer, hook_name: str, *args: Any, **kwargs: Any) -> Any:

@@ -122,17 +122,18 @@ class SignalConnector:
                     pass
 
     # ------------------------------------------------------------------------------------------------ safe points
-    def at_safe_point(self, training_done: bool = False) -> None:
-        """Called by the training loop after each batch: requeue if asked, stop if any rank got SIGTERM."""
+    def at_safe_point(self) -> None:
+        """Called by the training loop after each batch: requeue if asked, stop if any rank got SIGTERM (unless
+        that batch ended the training epoch anyway)."""
         trainer = self.trainer
         if self._requeue_requested:
             self._requeue_requested = False
             self._save_and_requeue()
         stop = self.received_sigterm
-        if trainer.world_size > 1:  # all ranks stop at the same batch, or the others would hang in a collective
+        if trainer.strategy.world_size > 1:  # all ranks stop at the same batch, or the others hang in a collective
             stop = trainer.strategy.reduce_boolean_decision(stop, all=False)
             self.received_sigterm = stop
-        if stop and not training_done:
+        if stop and not trainer.fit_loop.epoch_loop.done:
             launcher = getattr(trainer.strategy, "_launcher", None)
             if launcher is not None:  # the children stop with 143 too: that is not a worker failure to report
                 launcher.parent_failed = True

@@ -12,7 +12,7 @@ import os
 import signal
 from typing import Any, Dict, List, Optional, Union
 
-from .call import call_callback_hooks, call_hook, call_datamodule_hook, call_module_hook, is_overridden
+from .call import HookTable, call_callback_hooks, call_datamodule_hook, call_hook, call_module_hook
 from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
 from .deprecation import check_1x_flow
@@ -208,7 +208,7 @@ class Trainer:
         self.optimizers: List[Any] = []
         self.lr_scheduler_configs: List[Any] = []
         self.ckpt_path: Optional[str] = None
-        self._callback_hook_cache: Dict[str, Any] = {}
+        self._hook_table = HookTable([], None)  # hook dispatch (trainer/call.py): a new one per run
         self._logger_connector = LoggerConnector(self)
         self._data_connector = DataConnector(self)
         self.validate_loop = EvaluationLoop(self, RunningStage.VALIDATING)
@@ -389,7 +389,7 @@ class Trainer:
     @callbacks.setter
     def callbacks(self, callbacks) -> None:
         self._callbacks = list(callbacks)
-        self._callback_hook_cache = {}
+        self._hook_table = HookTable(self._callbacks, getattr(self, "lightning_module", None))
 
     def _callbacks_of(self, name: str) -> List[Any]:
         return [c for c in self.callbacks if any(k.__name__ == name for k in type(c).__mro__)]
@@ -560,16 +560,7 @@ class Trainer:
         if self._automatic_optimization_flag is not None:
             model.automatic_optimization = self._automatic_optimization_flag
         self._logger_connector.reset_for_run()
-        self._overridden_cache = {}
-        self._callback_hook_cache = {}  # hooks may have been assigned on instances since the last run
-
-    def _module_overrides(self, name: str) -> bool:
-        """Whether the module overrides hook ``name`` (cached for the run: asked on every batch)."""
-        cached = self._overridden_cache.get(name)
-        if cached is None:
-            from .module import LightningModule
-            cached = self._overridden_cache[name] = is_overridden(name, self.lightning_module, LightningModule)
-        return cached
+        self._hook_table = HookTable(self.callbacks, model)  # hooks may have been defined since the last run
 
     def _call_and_handle_interrupt(self, fn, *args):
         from ..core.autograd import set_detect_anomaly

@@ -25,6 +25,11 @@ def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
 
 def _tensors(metrics: Dict[str, Any]) -> Dict[str, Tensor]:
     """``logged_metrics`` and ``callback_metrics`` hold tensors (a logged Python number becomes one)."""
+    for v in metrics.values():
+        if not isinstance(v, Tensor):
+            break
+    else:  # the usual case (the result collection publishes tensors): nothing to convert
+        return metrics
     from ...core import tensor
     return {k: (v if isinstance(v, Tensor) else tensor(float(v))) for k, v in metrics.items()}
 
@@ -76,10 +81,11 @@ class LoggerConnector:
         return self.logged_metrics
 
     # ------------------------------------------------------------------------------------------- self.log entry
-    def log(self, module, fx: Optional[str], name: str, value, *, prog_bar, logger, on_step, on_epoch, reduce_fx,
+    def log(self, module, fx: Optional[str], name: str, value, prog_bar, logger, on_step, on_epoch, reduce_fx,
             enable_graph, sync_dist, sync_dist_group, add_dataloader_idx, batch_size, metric_attribute,
             rank_zero_only) -> None:
-        """Validate one ``self.log`` call and store it in the active result collection."""
+        """Validate one ``self.log`` call and store it in the active result collection (the arguments are those of
+        ``LightningModule.log``, in its order)."""
         current = self.current
         key = (fx, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist, add_dataloader_idx,
                rank_zero_only, current.dataloader_idx if current is not None else None)
@@ -125,15 +131,15 @@ class LoggerConnector:
 
     @staticmethod
     def _check_value(name: str, value, enable_graph: bool):
-        if isinstance(value, bool):
-            value = float(value)
-        if isinstance(value, numbers.Number):
-            return value
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor):  # first: the common case, and cheaper than the abstract Number check
             if value.numel() != 1:
                 raise ValueError(f"`self.log({name}, {value})` was called, but the tensor must have a single element "
                                  f"(shape {list(value.shape)}). You can try doing `self.log({name}, value.mean())`")
             return value if enable_graph else value.detach()
+        if isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, numbers.Number):
+            return value
         if isinstance(value, dict):
             raise ValueError(f"`self.log({name}, {value})` was called, but nested dicts are not supported; use "
                              "`self.log_dict` for a flat dict of values")
@@ -234,9 +240,11 @@ class LoggerConnector:
     # ------------------------------------------------------------------------------------------------- loggers
     def log_metrics(self, metrics: Dict[str, Any], step: Optional[int] = None) -> None:
         """Send ``metrics`` to every logger (rank zero), adding ``epoch``; a logged ``step`` key sets the step."""
-        metrics = dict(metrics)
         trainer = self.trainer
-        user_step = metrics.pop("step", None)
+        user_step = None
+        if "step" in metrics:
+            metrics = dict(metrics)
+            user_step = metrics.pop("step")
         self.logged_metrics.update(_tensors(metrics))
         if not trainer.loggers or not trainer.is_global_zero:
             return

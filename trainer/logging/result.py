@@ -133,10 +133,13 @@ def _as_tensor(value, dtype=None) -> Optional[Tensor]:
     if value is None:
         return None
     if isinstance(value, Tensor):
-        value = value.detach()
+        # a logged tensor is already detached (unless logged with enable_graph); one that is detached, floating and
+        # 0-d is returned as is, sharing its data as a detached copy or a reshaped view would
+        if value.requires_grad:
+            value = value.detach()
         if value.dtype.category < 2:
             value = value.float()
-        return value.reshape(()) if value.numel() == 1 else value
+        return value.reshape(()) if value.ndim and value.numel() == 1 else value
     return Tensor._make(np.asarray(value, dtype=dtype or np.float32))
 
 
@@ -175,7 +178,7 @@ class ResultCollection(dict):
             result = self[key] = ResultMetric(meta)
             if isinstance(value, Tensor) and value.dtype.category >= 2:
                 result.dtype = value._data.dtype
-        elif result.meta.options() != meta.options():
+        elif result.meta is not meta and result.meta.options() != meta.options():
             raise MisconfigurationException(
                 f"You called `self.log({meta.name}, ...)` twice in `{meta.fx}` with different arguments. This is not "
                 "allowed")
@@ -205,7 +208,8 @@ class ResultCollection(dict):
             if value is None:
                 continue
             name = meta.name
-            forked = name + suffix if meta.forked else name
+            is_forked = meta.on_step and meta.on_epoch  # meta.forked, without a property call per key and step
+            forked = name + suffix if is_forked else name
             if meta.logger:
                 out["log"][forked] = value
             if meta.prog_bar:  # the progress bar shows numbers: Python floats, as in Lightning
@@ -214,7 +218,7 @@ class ResultCollection(dict):
             # monitored at all (Lightning), so they never linger in callback_metrics after the epoch
             if not meta.rank_zero_only and (self.training or not on_step):
                 out["callback"][name] = value
-                if meta.forked:
+                if is_forked:
                     out["callback"][forked] = value
         return out
 

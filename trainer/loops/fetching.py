@@ -16,15 +16,17 @@ NO_BATCH = object()  # what next_batch returns when the iterator is exhausted
 
 def next_batch(iterator, profiler, action: str) -> Any:
     """The next batch of ``iterator``, or :data:`NO_BATCH` at its end, timed as the profiler action ``action``."""
-    with profiler.profile(action):
-        try:
-            return next(iterator)
-        except StopIteration:
-            return NO_BATCH
+    if profiler.records:
+        with profiler.profile(action):
+            return next(iterator, NO_BATCH)
+    return next(iterator, NO_BATCH)  # no context to enter and leave every batch
 
 
 def batch_to_device(trainer, batch, dataloader_idx: int) -> Any:
     """``trainer.strategy.batch_to_device(batch)``, timed as ``[Strategy]<StrategyClass>.batch_to_device``."""
     strategy = trainer.strategy
-    with trainer.profiler.profile(f"[Strategy]{type(strategy).__name__}.batch_to_device"):
-        return strategy.batch_to_device(batch, dataloader_idx=dataloader_idx)
+    profiler = trainer.profiler
+    if profiler.records:
+        with profiler.profile(f"[Strategy]{type(strategy).__name__}.batch_to_device"):
+            return strategy.batch_to_device(batch, dataloader_idx=dataloader_idx)
+    return strategy.batch_to_device(batch, dataloader_idx=dataloader_idx)

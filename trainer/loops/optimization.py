@@ -65,8 +65,8 @@ class _OptimizationLoop(Loop):
         """``training_step`` with the arguments its signature takes (then the 1.x ``training_step_end``)."""
         trainer = self.trainer
         output = call_module_hook(trainer, "training_step",
-                                  *step_args(trainer.lightning_module.training_step, batch, batch_idx,
-                                             optimizer_idx=optimizer_idx))
+                                  *step_args(trainer.lightning_module.training_step, batch, batch_idx, None,
+                                             optimizer_idx))
         if module_overrides(trainer, "training_step_end"):
             output = call_module_hook(trainer, "training_step_end", output)
         self.raw_outputs.append(output)
@@ -91,10 +91,14 @@ class AutomaticOptimization(_OptimizationLoop):
 
     def before_optimizer_step(self, optimizer) -> None:
         """``on_before_optimizer_step``, then ``configure_gradient_clipping`` with the Trainer's clipping flags."""
-        super().before_optimizer_step(optimizer)
         trainer = self.trainer
-        call_module_hook(trainer, "configure_gradient_clipping", optimizer, trainer.gradient_clip_val,
-                         trainer.gradient_clip_algorithm)
+        call_hook(trainer, "on_before_optimizer_step", optimizer)
+        # the default configure_gradient_clipping (and clip_gradients) does nothing without
+        # Trainer(gradient_clip_val): then it is skipped, unless overridden or timed by a profiler
+        if trainer.gradient_clip_val or trainer.profiler.records or \
+                module_overrides(trainer, "configure_gradient_clipping", "clip_gradients"):
+            call_module_hook(trainer, "configure_gradient_clipping", optimizer, trainer.gradient_clip_val,
+                             trainer.gradient_clip_algorithm)
 
     def run(self, batch, batch_idx: int, should_step: bool, window_start: bool,
             multi: bool = False) -> Dict[str, Any]:
@@ -109,19 +113,20 @@ class AutomaticOptimization(_OptimizationLoop):
                 "`self.automatic_optimization = False`, then access your optimizers in `training_step` with "
                 "`opt1, opt2, ... = self.optimizers()` (or declare `training_step(self, batch, batch_idx, "
                 "optimizer_idx)` for the Lightning 1.x behaviour)")
+        epoch = trainer.fit_loop.current_epoch
         if not optimizers:
-            closure = _Closure(self, None, batch, batch_idx, None, False)
+            closure = _Closure(self, None, batch, batch_idx, None, False, epoch)
             closure()
             return closure.result_dict
         result: Dict[str, Any] = {}
+        toggle = multi and len(optimizers) > 1
         for opt_idx, optimizer in enumerate(optimizers):
-            toggle = multi and len(optimizers) > 1
             if toggle:
                 module.toggle_optimizer(optimizer)
-            closure = _Closure(self, optimizer, batch, batch_idx, opt_idx if multi else None, window_start)
+            lightning_opt = trainer.strategy._lightning_optimizers[opt_idx]
+            closure = _Closure(self, lightning_opt, batch, batch_idx, opt_idx if multi else None, window_start, epoch)
             if should_step:
-                lightning_opt = trainer.strategy._lightning_optimizers[opt_idx]
-                call_module_hook(trainer, "optimizer_step", trainer.current_epoch, batch_idx, lightning_opt, closure)
+                call_module_hook(trainer, "optimizer_step", epoch, batch_idx, lightning_opt, closure)
                 if closure.called:
                     self.optimizer_steps += 1
                 else:
@@ -139,13 +144,14 @@ class _Closure:
     """training_step + zero_grad + backward, callable (repeatedly, for LBFGS) by ``optimizer.step``."""
 
     def __init__(self, loop: AutomaticOptimization, optimizer, batch, batch_idx: int, optimizer_idx,
-                 window_start: bool):
+                 window_start: bool, epoch: int):
         self.loop = loop
-        self.optimizer = optimizer
+        self.optimizer = optimizer  # the LightningOptimizer, as the zero-grad hooks receive it
         self.batch = batch
         self.batch_idx = batch_idx
         self.optimizer_idx = optimizer_idx
         self.window_start = window_start
+        self.epoch = epoch
         self.called = False
         self.result_dict: Dict[str, Any] = {}
 
@@ -162,9 +168,8 @@ class _Closure:
             return None
         self.result_dict = step_output_to_dict(output, loss)
         if self.window_start and self.optimizer is not None:
-            lightning_opt = trainer.strategy._lightning_optimizers[trainer.optimizers.index(self.optimizer)]
-            call_hook(trainer, "on_before_zero_grad", lightning_opt)
-            call_module_hook(trainer, "optimizer_zero_grad", trainer.current_epoch, self.batch_idx, lightning_opt)
+            call_hook(trainer, "on_before_zero_grad", self.optimizer)
+            call_module_hook(trainer, "optimizer_zero_grad", self.epoch, self.batch_idx, self.optimizer)
             loop.zero_grad_calls += 1
         k = trainer.accumulate_grad_batches
         trainer.strategy.backward(module, loss / k if k > 1 else loss)

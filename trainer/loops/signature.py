@@ -34,20 +34,14 @@ def step_args(fn, batch: Any, batch_idx: int, dataloader_idx: Optional[int] = No
         return (batch, batch_idx, optimizer_idx)
     if dataloader_idx is not None:
         return (batch, batch_idx, dataloader_idx)
-    if _takes_batch_idx(fn):
-        return (batch, batch_idx)
-    return (batch,)
-
-
-def _takes_batch_idx(fn) -> bool:
-    func = getattr(fn, "__func__", fn)
-    code = getattr(func, "__code__", None)
-    if code is not None:  # inspect.signature is slow for a per-batch call: cache the answer per function body
-        cached = _CACHE.get(code)
-        if cached is None:
-            cached = _CACHE[code] = takes_param(fn, "batch_idx", min_args=2)
-        return cached
-    return takes_param(fn, "batch_idx", min_args=2)
+    # inspect.signature is slow for a per-batch call: the answer is cached per function body
+    code = getattr(fn, "__code__", None)  # a bound method forwards this to its function
+    takes = _CACHE.get(code) if code is not None else None
+    if takes is None:
+        takes = takes_param(fn, "batch_idx", min_args=2)
+        if code is not None:
+            _CACHE[code] = takes
+    return (batch, batch_idx) if takes else (batch,)
 
 
 _CACHE: dict = {}  # code object -> takes batch_idx

@@ -21,6 +21,7 @@ from .schedulers import update_lr_schedulers
 __all__ = ["TrainingEpochLoop"]
 
 _NO_BATCH = NO_BATCH
+_FETCH_ACTION = "[_TrainingEpochLoop].train_dataloader_next"  # Lightning's profiler action for a batch fetch
 
 
 class TrainingEpochLoop(Loop):
@@ -86,11 +87,12 @@ class TrainingEpochLoop(Loop):
     @property
     def done(self) -> bool:
         """True when the epoch must end."""
-        if self.max_steps_reached() or self._stop_epoch:
+        trainer = self.trainer  # asked twice per batch: the checks of max_steps_reached written out
+        if self._stop_epoch or (trainer.max_steps != -1 and self.global_step >= trainer.max_steps):
             return True
-        if self.batch_progress.current.ready >= self.trainer.num_training_batches:
+        if self.batch_progress.current.ready >= trainer.fit_loop.num_training_batches:
             return True
-        if self.trainer.should_stop and self.trainer.fit_loop.can_stop_early:
+        if trainer.should_stop and trainer.fit_loop.can_stop_early:
             return True
         return False
 
@@ -131,18 +133,18 @@ class TrainingEpochLoop(Loop):
         if isinstance(loader, CombinedLoader):  # it yields (batch, batch_idx, dataloader_idx)
             iterator = (batch for batch, _, _ in iterator)
         profiler = self.trainer.profiler
-        upcoming = _next(iterator, profiler) if lookahead else _NO_BATCH
+        upcoming = next_batch(iterator, profiler, _FETCH_ACTION) if lookahead else _NO_BATCH
         while not self.done:
             batch_idx = self.batch_progress.current.ready
             if lookahead:
                 batch = upcoming
                 if batch is _NO_BATCH:
                     break
-                upcoming = _next(iterator, profiler)
+                upcoming = next_batch(iterator, profiler, _FETCH_ACTION)
                 self._prefetched = upcoming is not _NO_BATCH
                 is_last = not self._prefetched
             else:
-                batch = _next(iterator, profiler)
+                batch = next_batch(iterator, profiler, _FETCH_ACTION)
                 if batch is _NO_BATCH:
                     self.batch_progress.is_last_batch = True
                     break
@@ -171,34 +173,42 @@ class TrainingEpochLoop(Loop):
             return
         self.batch_progress.increment_started()
         automatic = module.automatic_optimization
-        with trainer.profiler.profile("run_training_batch"):
-            if automatic:
-                should_step = not self._should_accumulate(batch_idx, is_last)
-                window_start = batch_idx % trainer.accumulate_grad_batches == 0
-                loop = self.automatic_optimization
-                outputs = loop.run(batch, batch_idx, should_step, window_start, multi=self._multi_optimizer_step)
-            else:
-                should_step = True
-                loop = self.manual_optimization
-                outputs = loop.run(batch, batch_idx, multi=self._multi_optimizer_step)
+        profiler = trainer.profiler
+        if profiler.records:
+            with profiler.profile("run_training_batch"):
+                loop, outputs, should_step = self._optimize(batch, batch_idx, is_last, automatic)
+        else:  # no context to enter and leave every batch
+            loop, outputs, should_step = self._optimize(batch, batch_idx, is_last, automatic)
         trainer.fit_loop.collect_training_outputs(loop.raw_outputs)
         self._current_batch_stepped = should_step
         self.batch_progress.increment_processed()
-        if should_step:
+        schedulers = trainer.lr_scheduler_configs  # most runs have none: skip the calls
+        if schedulers and should_step:
             update_lr_schedulers(trainer, "step", batch_idx + 1)
-        if is_last:
+        if schedulers and is_last:
             update_lr_schedulers(trainer, "epoch", trainer.current_epoch + 1)
         call_hook(trainer, "on_train_batch_end", outputs, batch, batch_idx)
         self.batch_progress.increment_completed()
         connector.on_train_batch_end(self._should_log(should_step), self._batches_that_stepped)
         if self.should_check_val(batch_idx, is_last):
             self.run_validation(zero_grad=should_step or not automatic)
-        if should_step:  # plateau schedulers step after the metrics they monitor are logged (and validated)
+        if schedulers and should_step:  # plateau schedulers step after the metrics they monitor are logged
             update_lr_schedulers(trainer, "step", batch_idx + 1, plateau=True)
         if should_step:
             self._batches_that_stepped += 1
         self._total_batch_idx += 1
-        trainer.signal_connector.at_safe_point(training_done=self.done)
+        trainer.signal_connector.at_safe_point()
+
+    def _optimize(self, batch, batch_idx: int, is_last: bool, automatic: bool):
+        """Run the optimization loop on the batch: (that loop, what ``on_train_batch_end`` gets, whether it
+        stepped)."""
+        if automatic:
+            should_step = not self._should_accumulate(batch_idx, is_last)
+            window_start = batch_idx % self.trainer.accumulate_grad_batches == 0
+            loop = self.automatic_optimization
+            return loop, loop.run(batch, batch_idx, should_step, window_start, self._multi_optimizer_step), should_step
+        loop = self.manual_optimization
+        return loop, loop.run(batch, batch_idx, self._multi_optimizer_step), True
 
     def _should_log(self, should_step: bool) -> bool:
         """Lightning's logging step: batches that stepped an optimizer, counted before this one is added."""
@@ -223,22 +233,19 @@ class TrainingEpochLoop(Loop):
 
     def should_check_val(self, batch_idx: int, is_last: bool) -> bool:
         """Whether validation runs after batch ``batch_idx`` (``val_check_interval``, epoch end, early stop)."""
+        # asked every batch: first whether validation is due, then (rarely) whether this epoch validates at all
         trainer = self.trainer
-        if not self.should_check_val_epoch():
-            return False
-        every = trainer.check_val_every_n_epoch
-        if trainer.should_stop and trainer.fit_loop.can_stop_early:
-            return True
-        seconds = trainer.fit_loop.val_check_seconds
-        if seconds is not None:  # a time-based interval: validate once that much time has passed since the last
-            return time.monotonic() - self._last_val_time >= seconds
-        vcb = trainer.val_check_batch
-        if is_last and vcb == math.inf:
-            return True
-        if vcb == math.inf:
-            return False
-        current = self._total_batch_idx if every is None else batch_idx
-        return (current + 1) % vcb == 0
+        fit_loop = trainer.fit_loop
+        if trainer.should_stop and fit_loop.can_stop_early:
+            due = True
+        elif fit_loop.val_check_seconds is not None:  # a time-based interval: once that much time has passed
+            due = time.monotonic() - self._last_val_time >= fit_loop.val_check_seconds
+        elif fit_loop.val_check_batch == math.inf:
+            due = is_last
+        else:
+            current = self._total_batch_idx if trainer.check_val_every_n_epoch is None else batch_idx
+            due = (current + 1) % fit_loop.val_check_batch == 0
+        return due and self.should_check_val_epoch()
 
     def run_validation(self, zero_grad: bool) -> None:
         """Validate inside fit; ``zero_grad`` is False inside an accumulation window, whose gradients must stay."""
@@ -302,11 +309,6 @@ class TrainingEpochLoop(Loop):
         """Restore the counters and remember the loader position for the resumed epoch."""
         super().load_state_dict(state)
         self._loader_state = state.get("dataloader_state")
-
-
-def _next(iterator, profiler):
-    """The next batch, or ``_NO_BATCH`` at the end, timed as Lightning's ``train_dataloader_next`` action."""
-    return next_batch(iterator, profiler, "[_TrainingEpochLoop].train_dataloader_next")
 
 
 def _may_save_on_exception(trainer) -> bool:

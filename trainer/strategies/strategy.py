@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from ...core.tensor import Tensor
-from ..call import call_hook, call_module_hook
+from ..call import call_hook, call_module_hook, module_overrides
 from ..exceptions import MisconfigurationException
 from ..utilities import apply_to_collection
 
@@ -56,9 +56,8 @@ class Strategy:
         """Run the batch-transfer hooks and the precision conversion of the batch."""
         trainer = self.trainer
         if self.precision == "32-true" and (device is None or str(device) == "cpu") and not (
-                trainer._module_overrides("on_before_batch_transfer")
-                or trainer._module_overrides("transfer_batch_to_device")
-                or trainer._module_overrides("on_after_batch_transfer")):
+                module_overrides(trainer, "on_before_batch_transfer", "transfer_batch_to_device",
+                                 "on_after_batch_transfer")):
             return batch  # nothing would change: CPU data stays where it is and no hook alters it
         batch = call_module_hook(trainer, "on_before_batch_transfer", batch, dataloader_idx)
         batch = call_module_hook(trainer, "transfer_batch_to_device", batch, device or self.root_device,
