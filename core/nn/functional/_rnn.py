@@ -11,7 +11,9 @@ Private to the recurrent layers in :mod:`ember.core.nn.modules.rnn`: nothing her
 from __future__ import annotations
 
 from ...autograd.graph import Node
+from ... import threads
 from ...ops._base import GRAD_ENABLED, record_multi, wrap
+from ._sums import sum_leading
 
 __all__ = []
 
@@ -46,12 +48,19 @@ def _shifted(seq, first, reverse, xp):
     return out
 
 
-def _weight_grads(dpre, h_prev, b_hh):
-    """``dW_hh`` and ``db_hh`` from the gate pre-activation gradients of all steps: two calls after the loop."""
+def _weight_grads(dpre, ys, h0, reverse, b_hh, xp):
+    """``dW_hh`` and ``db_hh`` from the gate pre-activation gradients of all steps, after the loop: step t's
+    previous state is ``ys`` shifted by one step (``h0`` at the first step), so one big GEMM over the other steps
+    plus one small GEMM for the first, with no shifted copy of ``ys``."""
     T, B, G = dpre.shape
-    d2 = dpre.reshape(T * B, G)
-    dw = d2.T @ h_prev.reshape(T * B, -1)
-    db = d2.sum(axis=0) if b_hh is not None else None
+    first = T - 1 if reverse else 0
+    if T > 1:
+        d_rest, y_rest = (dpre[:-1], ys[1:]) if reverse else (dpre[1:], ys[:-1])
+        dw = threads.matmul(xp, d_rest.reshape((T - 1) * B, G).T, y_rest.reshape((T - 1) * B, -1))
+        dw += dpre[first].T @ h0
+    else:
+        dw = dpre[first].T @ h0
+    db = sum_leading(xp, dpre.reshape(T * B, G), 1) if b_hh is not None else None
     return dw, db
 
 
@@ -64,6 +73,22 @@ def _active(bs, t, B):
     return B if bs is None else int(bs[t])
 
 
+def _local(bs, lo, hi):
+    """The active-row counts of batch rows ``[lo, hi)``: a packed batch's active rows are a prefix."""
+    return None if bs is None else (bs.clip(lo, hi) - lo)
+
+
+# Batch rows are independent in the time loop (they only meet in the weight gradients, summed after it), so with
+# several threads each takes a block of rows through the whole loop. NumPy releases the GIL inside its calls, and
+# a block of 32 rows x 4H keeps the per-step GEMM efficient; below that one thread does all the rows.
+_ROW_GRAIN = 16
+
+
+def _by_rows(B, bs, fn):
+    """``fn(lo, hi)`` over blocks of batch rows, on ember's threads when the batch is large enough."""
+    threads.parallel_for(B, fn, grain=_ROW_GRAIN, align=8)
+
+
 def _carry(dh_new, dht, n, B):
     """The gradient entering the previous step: computed for the active rows, passed through for the others."""
     if n == B:
@@ -73,83 +98,148 @@ def _carry(dh_new, dht, n, B):
     return out
 
 
-# LSTM: gates i, f, g, o.  Saved: activated gates (T, B, 4H), cell states (T, B, H), unprojected h if proj.
+# LSTM: gates i, f, g, o. One tanh over the whole (B, 4H) gate block per step: the sigmoid gates' columns of W_hh
+# and of the input are pre-halved, so that block holds tanh(a/2) for i, f, o (sigmoid(a) = (tanh(a/2) + 1) / 2)
+# and tanh(a) for g. Strided (B, H) gate slices cost ~2x a contiguous call, so the whole-block calls come first.
+# Saved: U = the tanh block, A = (U + 1) / 2 (the sigmoids; its g columns unused), c and tanh(c) per step, and
+# the unprojected h with a projection. Inactive rows of a packed batch are zero in U, A and tanh(c).
+
+def _lstm_scale(G, dtype, xp):
+    s = xp.full((G,), 0.5, dtype=dtype)
+    s[G // 2:3 * G // 4] = 1
+    return s
+
+
 def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     T, B, G = xg.shape
     H = G // 4
-    pre_all = xg + b_hh if b_hh is not None else xg
-    gates = xp.empty((T, B, G), dtype=xg.dtype)
-    cs = xp.empty((T, B, H), dtype=xg.dtype)
-    ys = xp.empty((T, B, h.shape[1]), dtype=xg.dtype)
-    h_raw = xp.empty((T, B, H), dtype=xg.dtype) if w_hr is not None else None
-    w_hh_t = w_hh.T
-    w_hr_t = w_hr.T if w_hr is not None else None
-    for t in _steps(T, reverse):
-        n = _active(bs, t, B)
-        pre = pre_all[t, :n] + h[:n] @ w_hh_t  # a fresh contiguous (n, 4H) block
-        g = gates[t, :n]
-        pre *= 0.5
-        _sigmoid_halved_(pre, g, xp)  # all four gates as sigmoids, then the g gate redone as tanh
-        xp.tanh(pre[:, 2 * H:3 * H] * 2, out=g[:, 2 * H:3 * H])
-        c_new = cs[t]
-        xp.multiply(g[:, H:2 * H], c[:n], out=c_new[:n])
-        c_new[:n] += g[:, :H] * g[:, 2 * H:3 * H]
-        h_new = ys[t]
+    dtype = xg.dtype
+    s = _lstm_scale(G, dtype, xp)
+    pre = xp.add(xg, b_hh) if b_hh is not None else xg.copy()
+    pre *= s
+    ws = xp.empty((w_hh.shape[1], G), dtype=dtype)
+    xp.multiply(w_hh.T, s, out=ws)  # C-contiguous: a transposed view runs ~25% slower in the per-step GEMM
+    U = xp.empty((T, B, G), dtype=dtype)
+    A = xp.empty((T, B, G), dtype=dtype)
+    cs = xp.empty((T, B, H), dtype=dtype)
+    tc = xp.empty((T, B, H), dtype=dtype)
+    ys = xp.empty((T, B, h.shape[1]), dtype=dtype)
+    h_raw = xp.empty((T, B, H), dtype=dtype) if w_hr is not None else None
+    w_hr_t = w_hr.T.copy() if w_hr is not None else None
+
+    def rows(lo, hi):
+        _lstm_forward_rows(pre[:, lo:hi], U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
+                           None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws, w_hr_t,
+                           _steps(T, reverse), _local(bs, lo, hi), xp)
+    _by_rows(B, bs, rows)
+    last = 0 if reverse else T - 1
+    return ys, ys[last].copy(), cs[last].copy(), (U, A, cs, tc, h_raw)
+
+
+def _lstm_forward_rows(pre, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs, xp):
+    """The forward time loop over one block of batch rows (every argument is that block's view)."""
+    B = pre.shape[1]
+    H = cs.shape[2]
+    Ai, Af, Ao, Ug = A[..., :H], A[..., H:2 * H], A[..., 3 * H:], U[..., 2 * H:3 * H]
+    tmp = xp.empty((B, H), dtype=pre.dtype)
+    multiply, add, tanh, matmul = xp.multiply, xp.add, xp.tanh, xp.matmul
+    for t in steps:
+        n = B if bs is None else int(bs[t])
+        u, a, cn, th = U[t, :n], A[t, :n], cs[t, :n], tc[t, :n]
+        matmul(h[:n], ws, out=u)
+        u += pre[t, :n]
+        tanh(u, out=u)
+        multiply(u, 0.5, out=a)
+        a += 0.5
+        multiply(Af[t, :n], c[:n], out=cn)  # c' = f c + i g
+        multiply(Ai[t, :n], Ug[t, :n], out=tmp[:n])
+        add(cn, tmp[:n], out=cn)
+        tanh(cn, out=th)
         if w_hr_t is None:
-            xp.tanh(c_new[:n], out=h_new[:n])
-            h_new[:n] *= g[:, 3 * H:]
+            multiply(Ao[t, :n], th, out=ys[t, :n])
         else:
-            hr = h_raw[t, :n]
-            xp.tanh(c_new[:n], out=hr)
-            hr *= g[:, 3 * H:]
-            xp.matmul(hr, w_hr_t, out=h_new[:n])
-        if n < B:
-            gates[t, n:] = 0
-            c_new[n:] = c[n:]
-            h_new[n:] = h[n:]
+            multiply(Ao[t, :n], th, out=h_raw[t, :n])
+            matmul(h_raw[t, :n], w_hr_t, out=ys[t, :n])
+        if n < B:  # inactive rows keep their state
+            U[t, n:] = 0
+            A[t, n:] = 0
+            tc[t, n:] = 0
+            cs[t, n:] = c[n:]
+            ys[t, n:] = h[n:]
             if h_raw is not None:
                 h_raw[t, n:] = 0
-        h, c = h_new, c_new
-    return ys, h.copy(), c.copy(), (gates, cs, h_raw)
+        h, c = ys[t], cs[t]
 
 
 def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
-    gates, cs, h_raw = cache
-    T, B, G = gates.shape
+    U, A, cs, tc, h_raw = cache
+    T, B, G = U.shape
     H = G // 4
-    i, f, g, o = gates[..., :H], gates[..., H:2 * H], gates[..., 2 * H:3 * H], gates[..., 3 * H:]
-    tc = xp.tanh(cs)
-    # everything that does not depend on the incoming gradient is computed for all steps at once: per step,
-    # d(pre-activation) = [dc, dc, dc, dh] * coef, with coef = [g, c_prev, i, tanh c] * activation derivative
-    coef = xp.empty((T, B, 4, H), dtype=gates.dtype)
-    xp.multiply(g, i * (1 - i), out=coef[:, :, 0])
-    xp.multiply(_shifted(cs, c0, reverse, xp), f * (1 - f), out=coef[:, :, 1])
-    xp.multiply(i, 1 - g * g, out=coef[:, :, 2])
-    xp.multiply(tc, o * (1 - o), out=coef[:, :, 3])
-    dc_from_h = o * (1 - tc * tc)
-    dpre = xp.empty((T, B, 4, H), dtype=gates.dtype)
+    dh = dh.copy()  # the running gradients are updated in place
+    dc = dc.copy()
+    dpre = xp.empty((T, B, G), dtype=U.dtype)
     dh_proj = xp.zeros_like(ys) if w_hr is not None else None
+
+    def rows(lo, hi):
+        _lstm_backward_rows(U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
+                            None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dpre[:, lo:hi], w_hh,
+                            w_hr, None if dh_proj is None else dh_proj[:, lo:hi], reverse, _local(bs, lo, hi), xp)
+    _by_rows(B, bs, rows)
+    dw_hh, db_hh = _weight_grads(dpre, ys, h0, reverse, b_hh, xp)
+    grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
+    if w_hr is not None:
+        grads["w_hr"] = threads.matmul(xp, dh_proj.reshape(T * B, -1).T, h_raw.reshape(T * B, H))
+    return grads
+
+
+def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dpre, w_hh, w_hr, dh_proj, reverse, bs, xp):
+    """The backward time loop over one block of batch rows. Per step, with ``dc`` the incoming cell gradient:
+    ``dc += dh * o (1 - tanh(c)^2)``, then ``d(pre) = [dc, dc, dc, dh] * K`` where ``K`` (computed for all steps
+    first) holds each gate's local derivative, ``dc *= f`` and ``dh = d(pre) W_hh``."""
+    T, B, G = U.shape
+    H = G // 4
+    multiply, add, matmul = xp.multiply, xp.add, xp.matmul
+    K = xp.empty((T, B, 4, H), dtype=U.dtype)
+    k = K.reshape(T, B, G)
+    xp.subtract(1, A, out=k)
+    k *= A  # sigmoid' = s (1 - s) for i, f, o; the g columns are overwritten below
+    K[:, :, 0] *= U[..., 2 * H:3 * H]  # i: g s'
+    Kf = K[:, :, 1]  # f: c_prev s'
+    if reverse:
+        Kf[:-1] *= cs[1:]
+        Kf[-1] *= c0
+    else:
+        Kf[1:] *= cs[:-1]
+        Kf[0] *= c0
+    Kg = K[:, :, 2]  # g: i (1 - g^2)
+    xp.multiply(U[..., 2 * H:3 * H], U[..., 2 * H:3 * H], out=Kg)
+    xp.subtract(1, Kg, out=Kg)
+    Kg *= A[..., :H]
+    K[:, :, 3] *= tc  # o: tanh(c) s'
+    Kc = xp.multiply(tc, tc)  # dc from dh: o (1 - tanh(c)^2)
+    xp.subtract(1, Kc, out=Kc)
+    Kc *= A[..., 3 * H:]
+    Af = A[..., H:2 * H]
+    tmp = xp.empty((B, H), dtype=U.dtype)
     for t in _steps(T, not reverse):
-        n = _active(bs, t, B)
-        dht = dh if dys is None else dh + dys[t]
-        dhr = dht[:n]
+        n = B if bs is None else int(bs[t])
+        if dys is not None:
+            add(dh, dys[t], out=dh)
+        dhr = dh[:n]
         if w_hr is not None:
             dh_proj[t, :n] = dhr
             dhr = dhr @ w_hr
-        dca = dc[:n] + dhr * dc_from_h[t, :n]
-        d = dpre[t]
-        xp.multiply(dca[:, None, :], coef[t, :n, :3], out=d[:n, :3])
-        xp.multiply(dhr, coef[t, :n, 3], out=d[:n, 3])
-        dc = _carry(dca * f[t, :n], dc, n, B)
-        if n < B:
-            d[n:] = 0
-        dh = _carry(d[:n].reshape(n, G) @ w_hh, dht, n, B)
-    dpre = dpre.reshape(T, B, G)
-    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
-    grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
-    if w_hr is not None:
-        grads["w_hr"] = dh_proj.reshape(T * B, -1).T @ h_raw.reshape(T * B, H)
-    return grads
+        dcn = dc[:n]
+        multiply(dhr, Kc[t, :n], out=tmp[:n])
+        add(dcn, tmp[:n], out=dcn)
+        d = dpre[t, :n]
+        d4 = d.reshape(n, 4, H)
+        multiply(dcn[:, None, :], K[t, :n, :3], out=d4[:, :3])
+        multiply(dhr, K[t, :n, 3], out=d4[:, 3])
+        multiply(dcn, Af[t, :n], out=dcn)
+        if n < B:  # inactive rows pass dh and dc through unchanged
+            dpre[t, n:] = 0
+        matmul(d, w_hh, out=dh[:n])
 
 
 # GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.
@@ -216,7 +306,7 @@ def _backward_gru(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp,
         dh_new += dhh[:n] @ w_hh
         dh = _carry(dh_new, dht, n, B)
     dxg[..., :2 * H] = dhg[..., :2 * H]  # r and z see the same gradient from both projections
-    dw_hh, db_hh = _weight_grads(dhg, h_prev, b_hh)
+    dw_hh, db_hh = _weight_grads(dhg, ys, h0, reverse, b_hh, xp)
     return {"xg": dxg, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
 
 
@@ -252,7 +342,7 @@ def _backward_rnn(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp,
         if n < B:
             d[n:] = 0
         dh = _carry(d[:n] @ w_hh, dht, n, B)
-    dw_hh, db_hh = _weight_grads(dpre, _shifted(ys, h0, reverse, xp), b_hh)
+    dw_hh, db_hh = _weight_grads(dpre, ys, h0, reverse, b_hh, xp)
     return {"xg": dpre, "h0": dh, "w_hh": dw_hh, "b_hh": db_hh}
 
 

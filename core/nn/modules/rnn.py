@@ -31,11 +31,8 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 def _input_projection(x, w_ih, b_ih):
     """``x @ w_ih^T + b_ih`` for a (T, B, I) input as one 2-D matmul, reshaped to (T, B, G)."""
     T, B, I = x.shape
-    x2 = x.reshape(T * B, I)
-    xg = x2 @ w_ih.mT
-    if b_ih is not None:
-        xg = xg + b_ih
-    return xg.reshape(T, B, w_ih.shape[0])
+    from ..functional import linear
+    return linear(x.reshape(T * B, I), w_ih, b_ih).reshape(T, B, w_ih.shape[0])  # one fused GEMM + bias
 
 
 def _new_param(shape, factory_kwargs):
