@@ -98,13 +98,16 @@ def _carry(dh_new, dht, n, B):
     return out
 
 
-# LSTM: gates i, f, g, o. One tanh over the whole (B, 4H) gate block per step: the sigmoid gates' columns of W_hh
-# and of the input are pre-halved, so that block holds tanh(a/2) for i, f, o (sigmoid(a) = (tanh(a/2) + 1) / 2)
-# and tanh(a) for g. Strided (B, H) gate slices cost ~2x a contiguous call, so the whole-block calls come first.
+# LSTM: gates i, f, g, o. One tanh over the whole (B, 4H) gate block per step: the op's input ``xg`` is the
+# *scaled* pre-activation ``s * (x W_ih^T + b_ih + b_hh)`` with ``s = [1/2, 1/2, 1, 1/2]`` per gate (the caller
+# folds both biases and the scale into its input projection, :func:`lstm_input_scale`), and W_hh is scaled the
+# same way, so the block holds tanh(a/2) for i, f, o (sigmoid(a) = (tanh(a/2) + 1) / 2) and tanh(a) for g. Strided
+# (B, H) gate slices cost ~2x a contiguous call, so the whole-block calls come first.
 # Saved: U = the tanh block, A = (U + 1) / 2 (the sigmoids; its g columns unused), c and tanh(c) per step, and
 # the unprojected h with a projection. Inactive rows of a packed batch are zero in U, A and tanh(c).
 
-def _lstm_scale(G, dtype, xp):
+def lstm_input_scale(G, dtype, xp):
+    """The per-column scale ``[1/2, 1/2, 1, 1/2]`` (per gate i, f, g, o) of the LSTM op's input (see above)."""
     s = xp.full((G,), 0.5, dtype=dtype)
     s[G // 2:3 * G // 4] = 1
     return s
@@ -114,9 +117,9 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     T, B, G = xg.shape
     H = G // 4
     dtype = xg.dtype
-    s = _lstm_scale(G, dtype, xp)
-    pre = xp.add(xg, b_hh) if b_hh is not None else xg.copy()
-    pre *= s
+    s = lstm_input_scale(G, dtype, xp)
+    if b_hh is not None:  # callers normally fold it into xg
+        xg = xg + b_hh * s
     ws = xp.empty((w_hh.shape[1], G), dtype=dtype)
     xp.multiply(w_hh.T, s, out=ws)  # C-contiguous: a transposed view runs ~25% slower in the per-step GEMM
     U = xp.empty((T, B, G), dtype=dtype)
@@ -128,7 +131,7 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     w_hr_t = w_hr.T.copy() if w_hr is not None else None
 
     def rows(lo, hi):
-        _lstm_forward_rows(pre[:, lo:hi], U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
+        _lstm_forward_rows(xg[:, lo:hi], U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
                            None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws, w_hr_t,
                            _steps(T, reverse), _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
@@ -136,21 +139,21 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     return ys, ys[last].copy(), cs[last].copy(), (U, A, cs, tc, h_raw)
 
 
-def _lstm_forward_rows(pre, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs, xp):
+def _lstm_forward_rows(xg, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs, xp):
     """The forward time loop over one block of batch rows (every argument is that block's view)."""
-    B = pre.shape[1]
+    B = xg.shape[1]
     H = cs.shape[2]
     Ai, Af, Ao, Ug = A[..., :H], A[..., H:2 * H], A[..., 3 * H:], U[..., 2 * H:3 * H]
-    tmp = xp.empty((B, H), dtype=pre.dtype)
+    tmp = xp.empty((B, H), dtype=xg.dtype)
     multiply, add, tanh, matmul = xp.multiply, xp.add, xp.tanh, xp.matmul
     for t in steps:
         n = B if bs is None else int(bs[t])
         u, a, cn, th = U[t, :n], A[t, :n], cs[t, :n], tc[t, :n]
         matmul(h[:n], ws, out=u)
-        u += pre[t, :n]
+        add(u, xg[t, :n], out=u)
         tanh(u, out=u)
         multiply(u, 0.5, out=a)
-        a += 0.5
+        add(a, 0.5, out=a)
         multiply(Af[t, :n], c[:n], out=cn)  # c' = f c + i g
         multiply(Ai[t, :n], Ug[t, :n], out=tmp[:n])
         add(cn, tmp[:n], out=cn)
@@ -172,37 +175,48 @@ def _lstm_forward_rows(pre, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs
 
 
 def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
+    """Backward of :func:`_forward_lstm`. The loop carries ``2 dh`` and ``2 dc`` (with W_hh scaled by
+    ``2 s = [1, 1, 2, 1]``): then the gradient of the scaled input needs no per-gate factors in the loop."""
     U, A, cs, tc, h_raw = cache
     T, B, G = U.shape
     H = G // 4
-    dh = dh.copy()  # the running gradients are updated in place
-    dc = dc.copy()
-    dpre = xp.empty((T, B, G), dtype=U.dtype)
+    s = lstm_input_scale(G, U.dtype, xp)
+    w2 = w_hh * (2 * s)[:, None]
+    dh = dh * 2  # fresh arrays: the running gradients are updated in place
+    dc = dc * 2
+    dz = xp.empty((T, B, G), dtype=U.dtype)
     dh_proj = xp.zeros_like(ys) if w_hr is not None else None
 
     def rows(lo, hi):
         _lstm_backward_rows(U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
-                            None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dpre[:, lo:hi], w_hh,
+                            None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dz[:, lo:hi], w2,
                             w_hr, None if dh_proj is None else dh_proj[:, lo:hi], reverse, _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
-    dw_hh, db_hh = _weight_grads(dpre, ys, h0, reverse, b_hh, xp)
-    grads = {"xg": dpre, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
+    dw_hh, db_hh = _weight_grads(dz, ys, h0, reverse, b_hh, xp)
+    dw_hh *= s[:, None]  # dL/dW_hh from dL/d(s W_hh)
+    if db_hh is not None:
+        db_hh *= s
+    dh *= 0.5
+    dc *= 0.5
+    grads = {"xg": dz, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
     if w_hr is not None:
-        grads["w_hr"] = threads.matmul(xp, dh_proj.reshape(T * B, -1).T, h_raw.reshape(T * B, H))
+        dw_hr = threads.matmul(xp, dh_proj.reshape(T * B, -1).T, h_raw.reshape(T * B, H))
+        dw_hr *= 0.5
+        grads["w_hr"] = dw_hr
     return grads
 
 
-def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dpre, w_hh, w_hr, dh_proj, reverse, bs, xp):
-    """The backward time loop over one block of batch rows. Per step, with ``dc`` the incoming cell gradient:
-    ``dc += dh * o (1 - tanh(c)^2)``, then ``d(pre) = [dc, dc, dc, dh] * K`` where ``K`` (computed for all steps
-    first) holds each gate's local derivative, ``dc *= f`` and ``dh = d(pre) W_hh``."""
+def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dz, w2, w_hr, dh_proj, reverse, bs, xp):
+    """The backward time loop over one block of batch rows, on ``dh`` and ``dc`` doubled. Per step:
+    ``dc += dh * o (1 - tanh(c)^2)``, then ``dz = [dc, dc, dc, dh] * K`` where ``K`` (computed for all steps
+    first) holds each gate's local derivative, ``dc *= f`` and ``dh = dz (2 s W_hh)``."""
     T, B, G = U.shape
     H = G // 4
     multiply, add, matmul = xp.multiply, xp.add, xp.matmul
     K = xp.empty((T, B, 4, H), dtype=U.dtype)
     k = K.reshape(T, B, G)
     xp.subtract(1, A, out=k)
-    k *= A  # sigmoid' = s (1 - s) for i, f, o; the g columns are overwritten below
+    k *= A  # sigmoid' = s (1 - s) for i, f, o; for g, s(1 - s) of s = (1 + g) / 2 is (1 - g^2) / 4
     K[:, :, 0] *= U[..., 2 * H:3 * H]  # i: g s'
     Kf = K[:, :, 1]  # f: c_prev s'
     if reverse:
@@ -211,14 +225,15 @@ def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dpre, w_hh, w_hr, dh_proj
     else:
         Kf[1:] *= cs[:-1]
         Kf[0] *= c0
-    Kg = K[:, :, 2]  # g: i (1 - g^2)
-    xp.multiply(U[..., 2 * H:3 * H], U[..., 2 * H:3 * H], out=Kg)
-    xp.subtract(1, Kg, out=Kg)
-    Kg *= A[..., :H]
+    Kg = K[:, :, 2]  # g: i (1 - g^2) / 2 = (1 - g^2) / 4 * (1 + u_i)
+    tmp_g = xp.multiply(Kg, U[..., :H])
+    Kg += tmp_g
     K[:, :, 3] *= tc  # o: tanh(c) s'
     Kc = xp.multiply(tc, tc)  # dc from dh: o (1 - tanh(c)^2)
     xp.subtract(1, Kc, out=Kc)
     Kc *= A[..., 3 * H:]
+    if dys is not None:
+        dys = dys * 2
     Af = A[..., H:2 * H]
     tmp = xp.empty((B, H), dtype=U.dtype)
     for t in _steps(T, not reverse):
@@ -232,14 +247,14 @@ def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dpre, w_hh, w_hr, dh_proj
         dcn = dc[:n]
         multiply(dhr, Kc[t, :n], out=tmp[:n])
         add(dcn, tmp[:n], out=dcn)
-        d = dpre[t, :n]
+        d = dz[t, :n]
         d4 = d.reshape(n, 4, H)
         multiply(dcn[:, None, :], K[t, :n, :3], out=d4[:, :3])
         multiply(dhr, K[t, :n, 3], out=d4[:, 3])
         multiply(dcn, Af[t, :n], out=dcn)
         if n < B:  # inactive rows pass dh and dc through unchanged
-            dpre[t, n:] = 0
-        matmul(d, w_hh, out=dh[:n])
+            dz[t, n:] = 0
+        matmul(d, w2, out=dh[:n])
 
 
 # GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.
@@ -396,7 +411,8 @@ class RecurrenceBackward0(Node):
 
 
 def _recurrence(mode, xg, h0, c0, w_hh, b_hh, w_hr, reverse, batch_sizes=None):
-    """Run one layer in one direction. ``xg``: (T, B, G) input projections; ``batch_sizes``: optional NumPy array
+    """Run one layer in one direction. ``xg``: (T, B, G) input projections (for LSTM scaled by
+    :func:`lstm_input_scale`, best with ``b_hh`` folded in and ``b_hh=None``); ``batch_sizes``: optional NumPy array
     of the number of active (length-sorted) sequences per step. Returns ``(output, h_n, c_n)``."""
     xp = xg._xp
     ys, hn, cn, cache = _forward_kernel(
@@ -420,6 +436,8 @@ def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse, bs=None):
     T, B = xg.shape[0], xg.shape[1]
     H = w_hh.shape[0] // {"LSTM": 4, "GRU": 3}.get(mode, 1)
     ys = [None] * T
+    if mode == "LSTM":
+        inv_s = wrap(1 / lstm_input_scale(xg.shape[2], xg._data.dtype, xg._xp))
     for t in _steps(T, reverse):
         n = _active(bs, t, B)
         h_all, c_all = h, c
@@ -430,7 +448,7 @@ def _composed_recurrence(mode, xg, h, c, w_hh, b_hh, w_hr, reverse, bs=None):
         if b_hh is not None:
             hg = hg + b_hh
         if mode == "LSTM":
-            gates = x + hg
+            gates = x * inv_s + hg  # the op's input is scaled (lstm_input_scale)
             i, f = gates[:, :H].sigmoid(), gates[:, H:2 * H].sigmoid()
             g, o = gates[:, 2 * H:3 * H].tanh(), gates[:, 3 * H:].sigmoid()
             c = f * c + i * g

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from ...ops._base import Tensor, wrap
-from ..functional._rnn import _recurrence
+from ..functional._rnn import _recurrence, lstm_input_scale
 from ..parameter import Parameter
 from .module import Module
 
@@ -28,11 +28,22 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _input_projection(x, w_ih, b_ih):
-    """``x @ w_ih^T + b_ih`` for a (T, B, I) input as one 2-D matmul, reshaped to (T, B, G)."""
-    T, B, I = x.shape
+def _input_projection(mode, x, w_ih, b_ih, b_hh):
+    """The fused op's input for a (T, B, I) input, as one GEMM: ``x @ w_ih^T + b_ih`` reshaped to (T, B, G), and
+    the ``b_hh`` the op still has to add. For LSTM both biases are folded into the GEMM's bias and the result is
+    scaled by :func:`lstm_input_scale` (through the weights: three tiny ops), which the op's kernel expects."""
     from ..functional import linear
-    return linear(x.reshape(T * B, I), w_ih, b_ih).reshape(T, B, w_ih.shape[0])  # one fused GEMM + bias
+    T, B, I = x.shape
+    if mode == "LSTM":
+        s = wrap(lstm_input_scale(w_ih.shape[0], w_ih._data.dtype, w_ih._xp))
+        w_ih = w_ih * s.unsqueeze(1)
+        if b_ih is not None:
+            b_ih = (b_ih + b_hh) * s if b_hh is not None else b_ih * s
+        elif b_hh is not None:
+            b_ih = b_hh * s
+        b_hh = None
+    xg = linear(x.reshape(T * B, I), w_ih, b_ih).reshape(T, B, w_ih.shape[0])  # one fused GEMM + bias
+    return xg, b_hh
 
 
 def _new_param(shape, factory_kwargs):
@@ -229,7 +240,7 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                xg = _input_projection(layer_input, w_ih, b_ih)
+                xg, b_hh = _input_projection(self.mode, layer_input, w_ih, b_ih, b_hh)
                 y, h, c = _recurrence(self.mode, xg, h0s[idx], None if c0s is None else c0s[idx], w_hh, b_hh,
                                       w_hr, direction == 1, batch_sizes)
                 outputs.append(y)
@@ -593,11 +604,9 @@ class RNNCellBase(Module):
             if state.dtype != w.dtype:
                 raise ValueError(f"hidden{k} must have the type {w.dtype}, got type {state.dtype}")
             states.append(state)
-        xg = input @ self.weight_ih.mT
-        if self.bias_ih is not None:
-            xg = xg + self.bias_ih
-        _, h, c = _recurrence(mode, xg.unsqueeze(0), states[0], states[1] if mode == "LSTM" else None,
-                              self.weight_hh, self.bias_hh, None, False)
+        xg, b_hh = _input_projection(mode, input.unsqueeze(0), self.weight_ih, self.bias_ih, self.bias_hh)
+        _, h, c = _recurrence(mode, xg, states[0], states[1] if mode == "LSTM" else None, self.weight_hh, b_hh,
+                              None, False)
         if not is_batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None
