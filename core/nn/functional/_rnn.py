@@ -103,8 +103,8 @@ def _carry(dh_new, dht, n, B):
 # folds both biases and the scale into its input projection, :func:`lstm_input_scale`), and W_hh is scaled the
 # same way, so the block holds tanh(a/2) for i, f, o (sigmoid(a) = (tanh(a/2) + 1) / 2) and tanh(a) for g. Strided
 # (B, H) gate slices cost ~2x a contiguous call, so the whole-block calls come first.
-# Saved: U = the tanh block, A = (U + 1) / 2 (the sigmoids; its g columns unused), c and tanh(c) per step, and
-# the unprojected h with a projection. Inactive rows of a packed batch are zero in U, A and tanh(c).
+# Saved: U = the tanh block, A = (U + 1) / 2 (the sigmoids; its g part unused), both gate-major (T, 4, B, H), c and
+# tanh(c) per step, and the unprojected h with a projection. Inactive rows of a packed batch are zero in U, A, tanh(c).
 
 def lstm_input_scale(G, dtype, xp):
     """The per-column scale ``[1/2, 1/2, 1, 1/2]`` (per gate i, f, g, o) of the LSTM op's input (see above)."""
@@ -120,10 +120,11 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     s = lstm_input_scale(G, dtype, xp)
     if b_hh is not None:  # callers normally fold it into xg
         xg = xg + b_hh * s
-    ws = xp.empty((w_hh.shape[1], G), dtype=dtype)
-    xp.multiply(w_hh.T, s, out=ws)  # C-contiguous: a transposed view runs ~25% slower in the per-step GEMM
-    U = xp.empty((T, B, G), dtype=dtype)
-    A = xp.empty((T, B, G), dtype=dtype)
+    # per gate k, (s W_hh)[k]^T: the per-step GEMM writes the gate-major (4, B, H) block directly
+    ws = xp.empty((4, w_hh.shape[1], H), dtype=dtype)
+    xp.multiply(w_hh.reshape(4, H, -1).transpose(0, 2, 1), s.reshape(4, H)[:, None, :], out=ws)
+    U = xp.empty((T, 4, B, H), dtype=dtype)
+    A = xp.empty((T, 4, B, H), dtype=dtype)
     cs = xp.empty((T, B, H), dtype=dtype)
     tc = xp.empty((T, B, H), dtype=dtype)
     ys = xp.empty((T, B, h.shape[1]), dtype=dtype)
@@ -131,7 +132,7 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     w_hr_t = w_hr.T.copy() if w_hr is not None else None
 
     def rows(lo, hi):
-        _lstm_forward_rows(xg[:, lo:hi], U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
+        _lstm_forward_rows(xg[:, lo:hi], U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
                            None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws, w_hr_t,
                            _steps(T, reverse), _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
@@ -140,32 +141,32 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
 
 
 def _lstm_forward_rows(xg, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs, xp):
-    """The forward time loop over one block of batch rows (every argument is that block's view)."""
+    """The forward time loop over one block of batch rows (every argument is that block's view). The gate
+    blocks ``U[t]``, ``A[t]`` are gate-major (4, B, H), so every per-step call runs on contiguous (B, H) parts."""
     B = xg.shape[1]
     H = cs.shape[2]
-    Ai, Af, Ao, Ug = A[..., :H], A[..., H:2 * H], A[..., 3 * H:], U[..., 2 * H:3 * H]
     tmp = xp.empty((B, H), dtype=xg.dtype)
     multiply, add, tanh, matmul = xp.multiply, xp.add, xp.tanh, xp.matmul
     for t in steps:
         n = B if bs is None else int(bs[t])
-        u, a, cn, th = U[t, :n], A[t, :n], cs[t, :n], tc[t, :n]
+        u, a, cn, th = U[t, :, :n], A[t, :, :n], cs[t, :n], tc[t, :n]
         matmul(h[:n], ws, out=u)
-        add(u, xg[t, :n], out=u)
+        add(u, xg[t, :n].reshape(n, 4, H).transpose(1, 0, 2), out=u)
         tanh(u, out=u)
         multiply(u, 0.5, out=a)
         add(a, 0.5, out=a)
-        multiply(Af[t, :n], c[:n], out=cn)  # c' = f c + i g
-        multiply(Ai[t, :n], Ug[t, :n], out=tmp[:n])
+        multiply(a[1], c[:n], out=cn)  # c' = f c + i g
+        multiply(a[0], u[2], out=tmp[:n])
         add(cn, tmp[:n], out=cn)
         tanh(cn, out=th)
         if w_hr_t is None:
-            multiply(Ao[t, :n], th, out=ys[t, :n])
+            multiply(a[3], th, out=ys[t, :n])
         else:
-            multiply(Ao[t, :n], th, out=h_raw[t, :n])
+            multiply(a[3], th, out=h_raw[t, :n])
             matmul(h_raw[t, :n], w_hr_t, out=ys[t, :n])
         if n < B:  # inactive rows keep their state
-            U[t, n:] = 0
-            A[t, n:] = 0
+            U[t, :, n:] = 0
+            A[t, :, n:] = 0
             tc[t, n:] = 0
             cs[t, n:] = c[n:]
             ys[t, n:] = h[n:]
@@ -178,8 +179,8 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
     """Backward of :func:`_forward_lstm`. The loop carries ``2 dh`` and ``2 dc`` (with W_hh scaled by
     ``2 s = [1, 1, 2, 1]``): then the gradient of the scaled input needs no per-gate factors in the loop."""
     U, A, cs, tc, h_raw = cache
-    T, B, G = U.shape
-    H = G // 4
+    T, _, B, H = U.shape
+    G = 4 * H
     s = lstm_input_scale(G, U.dtype, xp)
     w2 = w_hh * (2 * s)[:, None]
     dh = dh * 2  # fresh arrays: the running gradients are updated in place
@@ -188,7 +189,7 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
     dh_proj = xp.zeros_like(ys) if w_hr is not None else None
 
     def rows(lo, hi):
-        _lstm_backward_rows(U[:, lo:hi], A[:, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
+        _lstm_backward_rows(U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
                             None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dz[:, lo:hi], w2,
                             w_hr, None if dh_proj is None else dh_proj[:, lo:hi], reverse, _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
@@ -208,33 +209,28 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
 
 def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dz, w2, w_hr, dh_proj, reverse, bs, xp):
     """The backward time loop over one block of batch rows, on ``dh`` and ``dc`` doubled. Per step:
-    ``dc += dh * o (1 - tanh(c)^2)``, then ``dz = [dc, dc, dc, dh] * K`` where ``K`` (computed for all steps
-    first) holds each gate's local derivative, ``dc *= f`` and ``dh = dz (2 s W_hh)``."""
-    T, B, G = U.shape
-    H = G // 4
+    ``dc += dh * o (1 - tanh(c)^2)``, then ``dz = [dc, dc, dc, dh] * K`` where ``K`` (gate-major, computed for all
+    steps first) holds each gate's local derivative, ``dc *= f`` and ``dh = dz (2 s W_hh)``."""
+    T, _, B, H = U.shape
     multiply, add, matmul = xp.multiply, xp.add, xp.matmul
-    K = xp.empty((T, B, 4, H), dtype=U.dtype)
-    k = K.reshape(T, B, G)
-    xp.subtract(1, A, out=k)
-    k *= A  # sigmoid' = s (1 - s) for i, f, o; for g, s(1 - s) of s = (1 + g) / 2 is (1 - g^2) / 4
-    K[:, :, 0] *= U[..., 2 * H:3 * H]  # i: g s'
-    Kf = K[:, :, 1]  # f: c_prev s'
+    K = xp.subtract(1, A)
+    K *= A  # sigmoid' = s (1 - s) for i, f, o; for g, s(1 - s) of s = (1 + g) / 2 is (1 - g^2) / 4
+    K[:, 0] *= U[:, 2]  # i: g s'
+    Kf = K[:, 1]  # f: c_prev s'
     if reverse:
         Kf[:-1] *= cs[1:]
         Kf[-1] *= c0
     else:
         Kf[1:] *= cs[:-1]
         Kf[0] *= c0
-    Kg = K[:, :, 2]  # g: i (1 - g^2) / 2 = (1 - g^2) / 4 * (1 + u_i)
-    tmp_g = xp.multiply(Kg, U[..., :H])
-    Kg += tmp_g
-    K[:, :, 3] *= tc  # o: tanh(c) s'
+    Kg = K[:, 2]  # g: i (1 - g^2) / 2 = (1 - g^2) / 4 * (1 + u_i)
+    Kg += Kg * U[:, 0]
+    K[:, 3] *= tc  # o: tanh(c) s'
     Kc = xp.multiply(tc, tc)  # dc from dh: o (1 - tanh(c)^2)
     xp.subtract(1, Kc, out=Kc)
-    Kc *= A[..., 3 * H:]
+    Kc *= A[:, 3]
     if dys is not None:
         dys = dys * 2
-    Af = A[..., H:2 * H]
     tmp = xp.empty((B, H), dtype=U.dtype)
     for t in _steps(T, not reverse):
         n = B if bs is None else int(bs[t])
@@ -248,10 +244,10 @@ def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dz, w2, w_hr, dh_proj, re
         multiply(dhr, Kc[t, :n], out=tmp[:n])
         add(dcn, tmp[:n], out=dcn)
         d = dz[t, :n]
-        d4 = d.reshape(n, 4, H)
-        multiply(dcn[:, None, :], K[t, :n, :3], out=d4[:, :3])
-        multiply(dhr, K[t, :n, 3], out=d4[:, 3])
-        multiply(dcn, Af[t, :n], out=dcn)
+        dg = d.reshape(n, 4, H).transpose(1, 0, 2)  # gate-major view of the (n, 4H) rows the GEMM reads
+        multiply(dcn, K[t, :3, :n], out=dg[:3])
+        multiply(dhr, K[t, 3, :n], out=dg[3])
+        multiply(dcn, A[t, 1, :n], out=dcn)
         if n < B:  # inactive rows pass dh and dc through unchanged
             dz[t, n:] = 0
         matmul(d, w2, out=dh[:n])

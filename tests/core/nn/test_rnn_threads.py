@@ -16,11 +16,11 @@ def row_blocks(monkeypatch):
     """Split batches of 24 rows into blocks of 16 and 8 (the blocks are multiples of 8 rows), and record them."""
     monkeypatch.setattr(_rnn, "_ROW_GRAIN", 4)
     seen = []
-    for name in ("_lstm_forward_rows", "_lstm_backward_rows"):
+    for name, cs_arg in (("_lstm_forward_rows", 3), ("_lstm_backward_rows", 2)):
         original = getattr(_rnn, name)
 
-        def spy(*args, _original=original, _name=name):
-            seen.append((_name, args[0].shape[1]))
+        def spy(*args, _original=original, _name=name, _cs=cs_arg):
+            seen.append((_name, args[_cs].shape[1]))  # the block's cell states: (T, rows, H)
             return _original(*args)
         monkeypatch.setattr(_rnn, name, spy)
     before = em.get_num_threads()
