@@ -83,12 +83,34 @@ def _local(bs, lo, hi):
 # Batch rows are independent in the time loop (they only meet in the weight gradients, summed after it), so with
 # several threads each takes a block of rows through the whole loop. NumPy releases the GIL inside its calls, and
 # a block of 32 rows x 4H keeps the per-step GEMM efficient; below that one thread does all the rows.
+# On a shared machine a thread can lose its core in the middle of its block, and a block claimed whole would then
+# hold everyone up (measured: 2x slower than one thread under load). So a block is a generator that runs one time
+# step per ``next()``, under the block's lock: a thread that has finished its own block goes on to advance the
+# others, step by step, and the steps of a block still run in order, so the results do not depend on who ran them.
 _ROW_GRAIN = 16
 
 
-def _by_rows(B, bs, fn):
-    """``fn(lo, hi)`` over blocks of batch rows, on ember's threads when the batch is large enough."""
-    threads.parallel_for(B, fn, grain=_ROW_GRAIN, align=8)
+def _by_rows(B, bs, block):
+    """Run ``block(lo, hi)`` (a generator yielding once per time step) over blocks of batch rows, on ember's
+    threads when the batch is large enough."""
+    parts = threads.chunks(B, _ROW_GRAIN, align=8)
+    if len(parts) == 1:
+        for _ in block(0, B):
+            pass
+        return
+    import threading
+    gens = [block(lo, hi) for lo, hi in parts]
+    locks = [threading.Lock() for _ in parts]
+    done = [False] * len(parts)
+
+    def drive(first):
+        """Advance every block to its end, starting with block ``first``."""
+        for k in [*range(first, len(parts)), *range(first)]:
+            while not done[k]:
+                with locks[k]:
+                    if not done[k]:
+                        done[k] = next(gens[k], StopIteration) is StopIteration
+    threads.parallel_for(len(parts), lambda lo, hi: [drive(k) for k in range(lo, hi)], grain=1)
 
 
 def _carry(dh_new, dht, n, B):
@@ -133,18 +155,19 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
     w_hr_t = w_hr.T.copy() if w_hr is not None else None
 
     def rows(lo, hi):
-        _lstm_forward_rows(xg[:, lo:hi], U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi], ys[:, lo:hi],
-                           None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws, w_hr_t,
-                           _steps(T, reverse), _local(bs, lo, hi), xp)
+        return _lstm_forward_rows(xg[:, lo:hi], U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi],
+                                  ys[:, lo:hi], None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws,
+                                  w_hr_t, _steps(T, reverse), _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
     last = 0 if reverse else T - 1
     return ys, ys[last].copy(), cs[last].copy(), (U, A, cs, tc, h_raw)
 
 
 def _lstm_forward_rows(xg, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs, xp):
-    """The forward time loop over one block of batch rows (every argument is that block's view). The GEMM and the
-    input add run on a row-major (B, 4H) scratch block that stays in cache; the tanh writes it gate-major into
-    ``U[t]`` (4, B, H), so every later per-step call runs on contiguous (B, H) parts."""
+    """The forward time loop over one block of batch rows (every argument is that block's view), as a generator
+    that yields after each step (see :func:`_by_rows`). The GEMM and the input add run on a row-major (B, 4H)
+    scratch block that stays in cache; the tanh writes it gate-major into ``U[t]`` (4, B, H), so every later
+    per-step call runs on contiguous (B, H) parts."""
     B = xg.shape[1]
     H = cs.shape[2]
     tmp = xp.empty((B, H), dtype=xg.dtype)
@@ -176,6 +199,7 @@ def _lstm_forward_rows(xg, U, A, cs, tc, ys, h_raw, h, c, ws, w_hr_t, steps, bs,
             if h_raw is not None:
                 h_raw[t, n:] = 0
         h, c = ys[t], cs[t]
+        yield
 
 
 def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp, bs=None):
@@ -192,9 +216,10 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
     dh_proj = xp.zeros_like(ys) if w_hr is not None else None
 
     def rows(lo, hi):
-        _lstm_backward_rows(U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
-                            None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dz[:, lo:hi], w2,
-                            w_hr, None if dh_proj is None else dh_proj[:, lo:hi], reverse, _local(bs, lo, hi), xp)
+        return _lstm_backward_rows(U[:, :, lo:hi], A[:, :, lo:hi], cs[:, lo:hi], tc[:, lo:hi], c0[lo:hi],
+                                   None if dys is None else dys[:, lo:hi], dh[lo:hi], dc[lo:hi], dz[:, lo:hi], w2,
+                                   w_hr, None if dh_proj is None else dh_proj[:, lo:hi], reverse,
+                                   _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
     dw_hh, db_hh = _weight_grads(dz, ys, h0, reverse, b_hh, xp)
     dw_hh *= s[:, None]  # dL/dW_hh from dL/d(s W_hh)
@@ -211,7 +236,8 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
 
 
 def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dz, w2, w_hr, dh_proj, reverse, bs, xp):
-    """The backward time loop over one block of batch rows, on ``dh`` and ``dc`` doubled. Per step:
+    """The backward time loop over one block of batch rows (a generator yielding after each step), on ``dh`` and
+    ``dc`` doubled. Per step:
     ``dc += dh * o (1 - tanh(c)^2)``, then ``dz = [dc, dc, dc, dh] * K`` where ``K`` (gate-major, computed for all
     steps first) holds each gate's local derivative, ``dc *= f`` and ``dh = dz (2 s W_hh)``."""
     T, _, B, H = U.shape
@@ -254,6 +280,7 @@ def _lstm_backward_rows(U, A, cs, tc, c0, dys, dh, dc, dz, w2, w_hr, dh_proj, re
         if n < B:  # inactive rows pass dh and dc through unchanged
             dz[t, n:] = 0
         matmul(d, w2, out=dh[:n])
+        yield
 
 
 # GRU: gates r, z, n.  Saved: activated gates (T, B, 3H) and W_hn h + b_hn (T, B, H), the part r multiplies.

@@ -4,7 +4,8 @@ Parameter names, shapes, gate order (``i, f, g, o`` for LSTM, ``r, z, n`` for GR
 (``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``) are PyTorch's, so state dicts load either way.
 
 Each layer and direction is computed as (1) the input projection ``x @ W_ih^T + b_ih`` for all time steps at once,
-one matmul (for LSTM with ``b_hh`` folded in and scaled per gate as the kernel expects), then (2) one fused op for the recurrence whose time loop is plain NumPy on preallocated buffers, with a
+one matmul (for LSTM with ``b_hh`` folded in and scaled per gate, as the kernel expects), then (2) one fused op for
+the recurrence whose time loop is plain NumPy on preallocated buffers, with a
 hand-written backpropagation-through-time backward. That op and its kernels live in
 :mod:`ember.core.nn.functional._rnn`; this module holds the layers: parameters, argument checks and the layer loop.
 """

@@ -90,3 +90,30 @@ def test_small_batches_stay_on_one_block(row_blocks):
     em.set_num_threads(2)
     nn.LSTM(3, 4)(em.randn(2, 7, 3))  # 7 rows < two blocks of _ROW_GRAIN rows aligned to 8
     assert row_blocks == [("_lstm_forward_rows", 7)]
+
+
+def test_a_thread_finishes_the_blocks_of_a_thread_that_never_runs(monkeypatch):
+    """A block is advanced step by step by whichever thread is free: if the other thread never gets a core, the
+    caller runs every block to its end, each block's steps in order."""
+    from ember.core import threads
+    monkeypatch.setattr(_rnn, "_ROW_GRAIN", 4)
+    before = em.get_num_threads()
+    em.set_num_threads(2)
+    calls = []
+
+    def caller_only(total, fn, grain=1, align=1):  # the pool hands the caller only the first driver
+        calls.append(total)
+        fn(0, 1)
+    monkeypatch.setattr(threads, "parallel_for", caller_only)
+    steps = []
+
+    def block(lo, hi):
+        for t in range(3):
+            steps.append((lo, t))
+            yield
+    try:
+        _rnn._by_rows(24, None, block)
+    finally:
+        em.set_num_threads(before)
+    assert calls == [2]
+    assert steps == [(0, 0), (0, 1), (0, 2), (16, 0), (16, 1), (16, 2)]
