@@ -85,10 +85,10 @@ def _local(bs, lo, hi):
 # of at least _ROW_GRAIN rows (multiples of 8) keep the per-step GEMM efficient, smaller batches run on one thread.
 # Measured on the lstm job's layers (B=64, H=128, 2 threads, lightly loaded machine): forward 1.2x, backward 1.45x
 # faster; the per-step Python work holds the GIL, which caps the gain. On a loaded machine it can lose (a thread
-# that lost its core is slow to take the GIL back). A block is a generator that runs one time step per ``next()`` under the
-# block's lock, and a thread that has finished its own block goes on to advance the others step by step, so a
-# worker preempted inside its block does not hold the loop up; a block's steps still run in order, so the results
-# do not depend on which thread ran them.
+# that lost its core is slow to take the GIL back). A block is a generator that runs one time step per ``next()``
+# under the block's lock, and a thread that has finished its own block goes on to advance the others step by step,
+# so a worker preempted inside its block does not hold the loop up; a block's steps still run in order, so the
+# results do not depend on which thread ran them.
 _ROW_GRAIN = 16
 
 
