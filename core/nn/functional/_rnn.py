@@ -161,6 +161,8 @@ def _forward_lstm(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None):
                                   ys[:, lo:hi], None if h_raw is None else h_raw[:, lo:hi], h[lo:hi], c[lo:hi], ws,
                                   w_hr_t, _steps(T, reverse), _local(bs, lo, hi), xp)
     _by_rows(B, bs, rows)
+    if T == 0:  # an empty sequence leaves the state as it was
+        return ys, h.copy(), c.copy(), (U, A, cs, tc, h_raw)
     last = 0 if reverse else T - 1
     return ys, ys[last].copy(), cs[last].copy(), (U, A, cs, tc, h_raw)
 

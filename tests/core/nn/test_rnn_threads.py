@@ -117,3 +117,4 @@ def test_a_thread_finishes_the_blocks_of_a_thread_that_never_runs(monkeypatch):
         em.set_num_threads(before)
     assert calls == [2]
     assert steps == [(0, 0), (0, 1), (0, 2), (16, 0), (16, 1), (16, 2)]
+
