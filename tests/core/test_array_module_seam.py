@@ -85,6 +85,19 @@ OP_CASES = {
 }
 
 _x4 = _a(2, 3, 6, 6)
+
+
+def _lstm(x):
+    """A two-layer bidirectional LSTM with projections (the fused time-loop kernels), its weights on x's device."""
+    em.manual_seed(0)
+    lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2).double()
+    if on_fake_device(x):
+        for p in lstm.parameters():
+            p.data = to_device(p)
+    out, (h, c) = lstm(x)
+    return out * 2 + h.sum() + c.sum()
+
+
 # nn.functional: the same check
 OP_CASES.update({
     "F.relu_gelu": (lambda a: F.relu(a) + F.gelu(a) + F.silu(a) + F.leaky_relu(a, 0.1), (_a(4, 5),), (0,)),
@@ -105,6 +118,7 @@ OP_CASES.update({
     "F.interpolate": (lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"), (_x4,), (0,)),
     "nn.utils.rnn": (lambda a, b: nn.utils.rnn.pad_sequence([a, b], batch_first=True, padding_value=-1.0),
                      (_a(3, 2), _a(2, 2)), (0, 1)),
+    "nn.LSTM": (_lstm, (_a(5, 3, 3),), (0,)),
     "F.attention": (lambda q, k, v: F.scaled_dot_product_attention(q, k, v), (_a(2, 4, 3), _a(2, 5, 3), _a(2, 5, 3)),
                     (0, 1, 2)),
 })

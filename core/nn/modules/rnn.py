@@ -4,7 +4,8 @@ Parameter names, shapes, gate order (``i, f, g, o`` for LSTM, ``r, z, n`` for GR
 (``U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))``) are PyTorch's, so state dicts load either way.
 
 Each layer and direction is computed as (1) the input projection ``x @ W_ih^T + b_ih`` for all time steps at once,
-one matmul, then (2) one fused op for the recurrence whose time loop is plain NumPy on preallocated buffers, with a
+one matmul (for LSTM with ``b_hh`` folded in and scaled per gate, as the kernel expects), then (2) one fused op for
+the recurrence whose time loop is plain NumPy on preallocated buffers, with a
 hand-written backpropagation-through-time backward. That op and its kernels live in
 :mod:`ember.core.nn.functional._rnn`; this module holds the layers: parameters, argument checks and the layer loop.
 """
@@ -17,7 +18,7 @@ import warnings
 import numpy as np
 
 from ...ops._base import Tensor, wrap
-from ..functional._rnn import _recurrence
+from ..functional._rnn import _recurrence, lstm_input_scale
 from ..parameter import Parameter
 from .module import Module
 
@@ -28,14 +29,22 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _input_projection(x, w_ih, b_ih):
-    """``x @ w_ih^T + b_ih`` for a (T, B, I) input as one 2-D matmul, reshaped to (T, B, G)."""
+def _input_projection(mode, x, w_ih, b_ih, b_hh):
+    """The fused op's input for a (T, B, I) input, as one GEMM: ``x @ w_ih^T + b_ih`` reshaped to (T, B, G), and
+    the ``b_hh`` the op still has to add. For LSTM both biases are folded into the GEMM's bias and the result is
+    scaled by :func:`lstm_input_scale` (through the weights: three tiny ops), which the op's kernel expects."""
+    from ..functional import linear
     T, B, I = x.shape
-    x2 = x.reshape(T * B, I)
-    xg = x2 @ w_ih.mT
-    if b_ih is not None:
-        xg = xg + b_ih
-    return xg.reshape(T, B, w_ih.shape[0])
+    if mode == "LSTM":
+        s = wrap(lstm_input_scale(w_ih.shape[0], w_ih._data.dtype, w_ih._xp))
+        w_ih = w_ih * s.unsqueeze(1)
+        if b_ih is not None:
+            b_ih = (b_ih + b_hh) * s if b_hh is not None else b_ih * s
+        elif b_hh is not None:
+            b_ih = b_hh * s
+        b_hh = None
+    xg = linear(x.reshape(T * B, I), w_ih, b_ih).reshape(T, B, w_ih.shape[0])  # one fused GEMM + bias
+    return xg, b_hh
 
 
 def _new_param(shape, factory_kwargs):
@@ -232,7 +241,7 @@ class RNNBase(Module):
                 w_ih, w_hh = w[0], w[1]
                 b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
                 w_hr = w[-1] if self.proj_size > 0 else None
-                xg = _input_projection(layer_input, w_ih, b_ih)
+                xg, b_hh = _input_projection(self.mode, layer_input, w_ih, b_ih, b_hh)
                 y, h, c = _recurrence(self.mode, xg, h0s[idx], None if c0s is None else c0s[idx], w_hh, b_hh,
                                       w_hr, direction == 1, batch_sizes)
                 outputs.append(y)
@@ -596,11 +605,9 @@ class RNNCellBase(Module):
             if state.dtype != w.dtype:
                 raise ValueError(f"hidden{k} must have the type {w.dtype}, got type {state.dtype}")
             states.append(state)
-        xg = input @ self.weight_ih.mT
-        if self.bias_ih is not None:
-            xg = xg + self.bias_ih
-        _, h, c = _recurrence(mode, xg.unsqueeze(0), states[0], states[1] if mode == "LSTM" else None,
-                              self.weight_hh, self.bias_hh, None, False)
+        xg, b_hh = _input_projection(mode, input.unsqueeze(0), self.weight_ih, self.bias_ih, self.bias_hh)
+        _, h, c = _recurrence(mode, xg, states[0], states[1] if mode == "LSTM" else None, self.weight_hh, b_hh,
+                              None, False)
         if not is_batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None

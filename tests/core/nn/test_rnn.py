@@ -231,6 +231,14 @@ def test_last_output_step_equals_final_hidden_state():
     np.testing.assert_array_equal(_np(out)[0, :, 4:], _np(hn)[1])  # reverse direction ends at t = 0
 
 
+def test_an_empty_sequence_leaves_the_lstm_state_unchanged():
+    lstm = nn.LSTM(3, 4)
+    h0, c0 = em.randn(1, 2, 4), em.randn(1, 2, 4)
+    out, (h, c) = lstm(em.randn(0, 2, 3), (h0, c0))
+    assert tuple(out.shape) == (0, 2, 4)
+    assert np.array_equal(h.detach().numpy(), h0.numpy()) and np.array_equal(c.detach().numpy(), c0.numpy())
+
+
 def test_batch_first_and_unbatched_input():
     gru = nn.GRU(3, 4, num_layers=2, dtype=em.float64)
     gru_bf = nn.GRU(3, 4, num_layers=2, batch_first=True, dtype=em.float64)
