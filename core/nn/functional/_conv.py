@@ -6,12 +6,15 @@ while still in cache. Keeping the column buffer in cache is what makes this fast
 
 * Wide layers run channels-last: the zero-padded input is copied once to NHWC, so a window (``kh x kw x C``
   values) is ``kh`` runs of ``kw*C`` contiguous numbers. The copy is kept for the weight gradient.
-* Layers with few input channels (``kw*C < 32``, e.g. the first layer of a network) copy whole kernel taps of the
-  NCHW image instead (Chainer's im2col), whose runs are output rows.
+* Layers with few input channels (``kw*C < 16``, e.g. the first layer of a network) copy whole kernel taps of the
+  NCHW image instead (Chainer's im2col), whose runs are output rows. Their columns are image-major, so the GEMMs
+  run per image on NCHW data as it is (no transposes of the output or the gradient).
 
 Backward: for stride 1 the input gradient is itself a convolution (of the padded gradient with the flipped,
 transposed kernel) and runs on the forward kernel; otherwise it is ``grad @ weight^T`` scattered back with ``kh*kw``
-strided ``+=`` (Chainer's col2im), never ``np.add.at``. The weight gradient is ``cols^T @ grad`` summed over blocks.
+strided ``+=`` (Chainer's col2im), never ``np.add.at``; channels-last col2im is tap-major (one GEMM per kernel tap),
+so each ``+=`` moves runs of ``ow*C`` numbers. The weight gradient is ``cols^T @ grad`` summed over blocks. The
+choice between the full convolution and col2im is made per layer shape (:func:`_full_conv_cheaper`).
 
 Three differentiable ops share these kernels, and each one's backward is written with the other two, so gradients of
 any order exist:
@@ -114,7 +117,7 @@ def _out_len(size, pad_lo, pad_hi, k, s, d):
 # Two layouts. Channels-last (NHWC) windows copy runs of ``kw * C/G`` contiguous numbers, which is efficient for the
 # wide layers that dominate compute. With few input channels those runs are too short, so the NCHW path copies whole
 # kernel taps instead (``kh * kw`` strided copies whose runs are output rows), as Chainer's im2col does.
-_MIN_RUN = 32
+_MIN_RUN = 16
 
 
 def channels_last(cg, kw) -> bool:
@@ -262,12 +265,18 @@ def _forward_nhwc(xh, w, g: ConvGeometry, bias=None):
 
 
 def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
-    """im2col of images ``n0:n1`` as ``(C, kh, kw, nb, oh, ow)``: one strided copy per kernel tap."""
+    """im2col of images ``n0:n1`` as ``(nb, C, kh, kw, oh, ow)``: one strided copy per kernel tap.
+
+    Image-major: each image's columns are one ``(C*kh*kw, oh*ow)`` matrix, so the GEMMs run per image (a batched
+    ``matmul``) and read and write NCHW directly, with no transposes of the output or of the gradient. One GEMM over
+    all images instead would have a huge inner dimension for the weight gradient, which BLAS runs several times
+    slower.
+    """
     c = xpad.shape[1]
     (kh, kw), (oh, ow) = g.kernel, g.out_size
-    cols = buf[:c * kh * kw * (n1 - n0) * oh * ow].reshape(c, kh, kw, n1 - n0, oh, ow)
+    cols = buf[:(n1 - n0) * c * kh * kw * oh * ow].reshape(n1 - n0, c, kh, kw, oh, ow)
     for i, j, rs, cs in _tap_slices(g):
-        cols[:, i, j] = xpad[n0:n1, :, rs, cs].transpose(1, 0, 2, 3)
+        cols[:, :, i, j] = xpad[n0:n1, :, rs, cs]
     return cols
 
 
@@ -278,7 +287,8 @@ def _image_step(n, per_image_bytes):
 
 
 def _forward_nchw(x, w, g: ConvGeometry, bias=None):
-    """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, rows)``."""
+    """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, oh*ow)`` per image,
+    written straight into the NCHW output."""
     xp = _xp_of(x)
     n, c = x.shape[:2]
     f, cg, kh, kw = w.shape
@@ -286,6 +296,7 @@ def _forward_nchw(x, w, g: ConvGeometry, bias=None):
     k = cg * kh * kw
     xpad = _padded_nchw(x, g)
     wg = w.reshape(grp, f // grp, k)
+    bg = None if bias is None else bias.reshape(grp, f // grp, 1)
     out = xp.empty((n, f, oh, ow), dtype=x.dtype)
     step = _image_step(n, c * kh * kw * oh * ow * x.itemsize)
 
@@ -293,11 +304,11 @@ def _forward_nchw(x, w, g: ConvGeometry, bias=None):
         buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=x.dtype)
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
-            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-            y = (wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)).reshape(f, -1)
-            if bias is not None:
-                y += bias[:, None]
-            out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
+            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(n1 - n0, grp, k, oh * ow)
+            y = out[n0:n1].reshape(n1 - n0, grp, f // grp, oh * ow)
+            xp.matmul(wg, cols, out=y)
+            if bg is not None:
+                y += bg
     _over_images(n, oh * ow * k * f, part)
     return out
 
@@ -389,13 +400,16 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     if gh is None:
         gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
     row_bytes = ow * grp * k * gy.itemsize
-    win = dxh = wmat_t = None
+    win = dxh = wmat_t = wtap = None
     if need_weight:
         win = _windows(padded_nhwc(x, g) if xh is None else xh, g)
     if need_input:
         hp, wp = g.padded_size
         dxh = xp.zeros((n, hp, wp, grp, cg), dtype=gy.dtype)
-        wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
+        if grp == 1:  # (kh*kw, F, C): the weight of each kernel tap
+            wtap = xp.ascontiguousarray(w.transpose(2, 3, 0, 1)).reshape(kh * kw, f, cg)
+        else:
+            wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
     partial_gw = []  # one weight-gradient sum per thread, added at the end
 
     def part(a, b):  # images a:b; col2im writes only these images, so parts never overlap
@@ -414,14 +428,16 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
                     gw[0] += cols.reshape(rows, k).T @ gblk.reshape(rows, f)
                 else:
                     gw += xp.matmul(cols.reshape(rows, grp, k).transpose(1, 2, 0), gblk.transpose(1, 0, 2))
-            if need_input:
-                if grp == 1:
-                    dcols = dbuf[:rows * k].reshape(rows, k)
-                    xp.matmul(gblk.reshape(rows, f), wmat_t[0], out=dcols)
-                    dcols = dcols.reshape(nb, hb, ow, 1, kh, kw, cg).transpose(0, 1, 2, 4, 5, 3, 6)
-                else:
-                    dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
-                    dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
+            if need_input and grp == 1:
+                # tap-major: one GEMM per kernel tap gives a (nb, hb, ow, C) slab, which col2im adds into the padded
+                # image in runs of ow*C contiguous numbers (stride 1) rather than runs of C
+                dcols = dbuf[:rows * k].reshape(kh * kw, rows, cg)
+                xp.matmul(gblk.reshape(rows, f), wtap, out=dcols)
+                for t, (i, j, rs, cs) in enumerate(_tap_slices(g, h0, h1)):
+                    dxh[n0:n1, rs, cs] += dcols[t].reshape(nb, hb, ow, 1, cg)
+            elif need_input:
+                dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
+                dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
                 # col2im: each kernel tap adds its column slice into a strided slice of the padded image
                 for i, j, rs, cs in _tap_slices(g, h0, h1):
                     dxh[n0:n1, rs, cs] += dcols[:, :, :, i, j]
@@ -448,7 +464,8 @@ def _sum_parts(parts):
 
 
 def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
-    """The few-channels path of :func:`conv_backward_arrays` (tap-wise im2col and col2im)."""
+    """The few-channels path of :func:`conv_backward_arrays`: image-major tap-wise im2col and col2im (see
+    :func:`_tap_columns`), GEMMs per image on the NCHW gradient as it is."""
     xp = _xp_of(gy)
     n, _, oh, ow = gy.shape
     f, cg, kh, kw = w_shape
@@ -465,22 +482,21 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     partial_gw = []
 
     def part(a, b):  # images a:b (col2im writes only these)
-        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=gy.dtype) if need_weight else None
+        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=gy.dtype)
         gw = xp.zeros((grp, fg, k), dtype=gy.dtype) if need_weight else None
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
             nb = n1 - n0
-            gblk = xp.ascontiguousarray(gy[n0:n1].transpose(1, 0, 2, 3)).reshape(grp, fg, nb * oh * ow)
+            gblk = gy[n0:n1].reshape(nb, grp, fg, oh * ow)
             if need_weight:
-                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-                if grp == 1:
-                    gw[0] += gblk[0] @ cols[0].T
-                else:
-                    gw += xp.matmul(gblk, cols.transpose(0, 2, 1))
+                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, oh * ow)
+                gw += xp.matmul(gblk, cols.transpose(0, 1, 3, 2)).sum(axis=0)
             if need_input:
-                dcols = (wgt[0] @ gblk[0] if grp == 1 else xp.matmul(wgt, gblk)).reshape(c, kh, kw, nb, oh, ow)
+                dcols = buf[:nb * grp * k * oh * ow].reshape(nb, grp, k, oh * ow)
+                xp.matmul(wgt, gblk, out=dcols)
+                dcols = dcols.reshape(nb, c, kh, kw, oh, ow)
                 for i, j, rs, cs in _tap_slices(g):
-                    dxpad[n0:n1, :, rs, cs] += dcols[:, i, j].transpose(1, 0, 2, 3)
+                    dxpad[n0:n1, :, rs, cs] += dcols[:, :, i, j]
         if need_weight:
             partial_gw.append(gw)
     _over_images(n, oh * ow * k * f, part)
