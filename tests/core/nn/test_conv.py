@@ -312,3 +312,42 @@ def test_empty_batch_gives_empty_outputs_and_zero_weight_gradients():
         out.sum().backward()
         assert x.grad.shape == x.shape
         assert layer.weight.grad.shape == layer.weight.shape and not layer.weight.grad.numpy().any()
+
+
+def _conv_grads_at(threads, x, w, padding, stride=1):
+    before = em.get_num_threads()
+    em.set_num_threads(threads)
+    try:
+        xt, wt = em.tensor(x, requires_grad=True), em.tensor(w, requires_grad=True)
+        out = F.conv2d(xt, wt, padding=padding, stride=stride)
+        out.backward(em.tensor(np.random.default_rng(1).standard_normal(out.shape).astype(x.dtype)))
+        return out.detach().numpy(), xt.grad.numpy(), wt.grad.numpy()
+    finally:
+        em.set_num_threads(before)
+
+
+@pytest.mark.parametrize("shape,padding,stride", [
+    (((64, 1, 28, 28), (6, 1, 5, 5)), 2, 1),  # LeNet's first layer: the image-major NCHW path
+    (((32, 3, 32, 32), (32, 3, 3, 3)), 1, 1),  # a VGG first layer: NCHW, input gradient by col2im
+    (((64, 6, 14, 14), (16, 6, 5, 5)), 0, 1),  # LeNet's second layer: channels-last, tap-major col2im
+    (((32, 8, 17, 17), (16, 8, 3, 3)), 1, 2),  # strided: tap-major col2im with gaps
+])
+def test_conv_kernels_equal_across_threads_and_match_composed_reference(shape, padding, stride):
+    xs, ws = shape
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    one, two = _conv_grads_at(1, x, w, padding, stride), _conv_grads_at(2, x, w, padding, stride)
+    # GEMM blocks differ with the split (and weight gradients are summed per thread): float32 rounding only
+    np.testing.assert_allclose(one[0], two[0], rtol=1e-5, atol=1e-4)
+    for a, b in zip(one[1:], two[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-3)
+    ref_y = naive_conv2d(x[:2].astype(np.float64), w.astype(np.float64), padding=(padding, padding),
+                         stride=(stride, stride))
+    np.testing.assert_allclose(one[0][:2], ref_y, rtol=1e-4, atol=1e-4)
+    # gradients against the composed rule (create_graph runs the differentiable conv_t / conv_w ops in float64)
+    x64, w64 = em.tensor(x.astype(np.float64), requires_grad=True), em.tensor(w.astype(np.float64), requires_grad=True)
+    out = F.conv2d(x64, w64, padding=padding, stride=stride)
+    g = np.random.default_rng(1).standard_normal(out.shape)
+    gx, gw = em.autograd.grad(out, (x64, w64), em.tensor(g), create_graph=True)
+    np.testing.assert_allclose(one[1], gx.detach().numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(one[2], gw.detach().numpy(), rtol=1e-4, atol=1e-2)
