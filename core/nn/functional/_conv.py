@@ -633,6 +633,12 @@ def _resolve_padding(padding, nd, kernel, dilation, stride, fn):
     return tuple((p, p) for p in pads)
 
 
+def _prefix(who, fn):
+    """The start of an error message: the layer's repr when a module called, else the function's name (built only
+    when raising: a module's repr costs more than the checks)."""
+    return f"{who!r}: " if who is not None else f"{fn}(): "
+
+
 def _fmt(sizes):
     return " x ".join(str(s) for s in sizes)
 
@@ -640,10 +646,9 @@ def _fmt(sizes):
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who=None):
     """Validate arguments of ``conv1d``/``conv2d`` and run the 2-D kernel (1-D runs with a height of 1)."""
     _check_float_pair(input, weight, bias, fn)
-    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(f"{_prefix(who, fn)}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but "
+                           f"got input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (out_channels, in_channels/groups, "
                            f"*kernel_size), but got weight of size {list(weight.shape)}")
@@ -661,7 +666,7 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who
     c = x.shape[1]
     if c != cg * groups:
         if who is not None:
-            raise RuntimeError(f"{prefix}expected input with {cg * groups} channels, got {c} (input of size "
+            raise RuntimeError(f"{_prefix(who, fn)}expected input with {cg * groups} channels, got {c} (input of size "
                                f"{list(input.shape)})")
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
@@ -675,9 +680,10 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who
     if any(p < e for p, e in zip(padded, eff)):
         dilated = f" (spanning {eff} with dilation={dilation})" if any(d != 1 for d in dilation) else ""
         pad_desc = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads)
-        raise RuntimeError(f"{prefix}kernel_size={kernel}{dilated} is larger than the padded input: calculated "
-                           f"padded input size per channel: ({_fmt(padded)}) from input size ({_fmt(spatial)}) and "
-                           f"padding={pad_desc}. Kernel size can't be greater than actual input size")
+        raise RuntimeError(f"{_prefix(who, fn)}kernel_size={kernel}{dilated} is larger than the padded input: "
+                           f"calculated padded input size per channel: ({_fmt(padded)}) from input size "
+                           f"({_fmt(spatial)}) and padding={pad_desc}. Kernel size can't be greater than actual input "
+                           f"size")
     if nd == 1:
         x = x.unsqueeze(2)
         weight = weight.unsqueeze(2)
@@ -726,10 +732,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
 
 def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fn, who=None):
     _check_float_pair(input, weight, bias, fn)
-    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(f"{_prefix(who, fn)}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but "
+                           f"got input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (in_channels, out_channels/groups, "
                            f"*kernel_size), but got weight of size {list(weight.shape)}")
@@ -753,7 +758,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     kernel = tuple(weight.shape[2:])
     if x.shape[1] != cin:
         if who is not None:
-            raise RuntimeError(f"{prefix}expected input with {cin} channels, got {x.shape[1]} (input of size "
+            raise RuntimeError(f"{_prefix(who, fn)}expected input with {cin} channels, got {x.shape[1]} (input of size "
                                f"{list(input.shape)})")
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
                            f"to have {cin} channels, but got {x.shape[1]} channels instead")
@@ -766,7 +771,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     out_spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1
                         for s, st, p, d, k, op in zip(spatial, stride, pads, dilation, kernel, opad))
     if any(o <= 0 for o in out_spatial):
-        raise RuntimeError(f"{prefix}the output size ({_fmt(out_spatial)}) is too small for input size "
+        raise RuntimeError(f"{_prefix(who, fn)}the output size ({_fmt(out_spatial)}) is too small for input size "
                            f"({_fmt(spatial)}), kernel_size={kernel}, stride={stride}, padding={pads}")
     if nd == 1:
         x = x.unsqueeze(2)
