@@ -167,18 +167,52 @@ def _tap_slices(g: ConvGeometry, h0=0, h1=None):
 
 
 def padded_nhwc(x, g: ConvGeometry):
-    """The input as a C-contiguous, zero-padded NHWC array."""
+    """The input as a C-contiguous, zero-padded NHWC array (only the frame is zeroed; the transposed copy and the
+    frame are split over the batch across ember's threads)."""
     xp = _xp_of(x)
     n, c, h, w = x.shape
     pt, pb, pl, pr = g.pad
-    if not (pt or pb or pl or pr):
-        out = xp.empty((n, h, w, c), dtype=x.dtype)
-        _copy_images(out, x.transpose(0, 2, 3, 1))
-        return out
     hp, wp = g.padded_size
-    out = xp.zeros((n, hp, wp, c), dtype=x.dtype)
-    _copy_images(out[:, pt:pt + h, pl:pl + w], x.transpose(0, 2, 3, 1))
+    out = xp.empty((n, hp, wp, c), dtype=x.dtype)
+
+    def part(a, b):
+        o = out[a:b]
+        if pt:
+            o[:, :pt] = 0
+        if pb:
+            o[:, hp - pb:] = 0
+        if pl:
+            o[:, pt:pt + h, :pl] = 0
+        if pr:
+            o[:, pt:pt + h, wp - pr:] = 0
+        _to_nhwc(o[:, pt:pt + h, pl:pl + w], x[a:b])
+    threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, out[:1].size)))
     return out
+
+
+# Bytes between rows of a cache way: a transposed copy whose source rows (channel planes) are a multiple of this
+# apart makes every read of a destination row fall into the same cache set.
+_ALIAS_BYTES = 4096
+
+
+def _to_nhwc(dst, src):
+    """``dst[...] = src.transpose(0, 2, 3, 1)`` for an NCHW ``src``.
+
+    When a channel plane is a multiple of 4 KiB (32x32 float32 images), reading across channels at that stride
+    thrashes the L1 cache; each image then goes through a small buffer whose rows are 64 bytes longer (1.7x faster
+    on a 64x32x32x32 batch).
+    """
+    n, c, h, w = src.shape
+    plane = h * w
+    if c < 8 or (plane * src.itemsize) % _ALIAS_BYTES or not src.flags.c_contiguous:
+        dst[...] = src.transpose(0, 2, 3, 1)
+        return
+    buf = _xp_of(src).empty((c, plane + 64 // src.itemsize), dtype=src.dtype)
+    rows = buf[:, :plane]
+    flat = src.reshape(n, c, plane)
+    for i in range(n):
+        rows[...] = flat[i]
+        dst[i] = rows.T.reshape(h, w, c)
 
 
 def _copy_images(dst, src):

@@ -351,3 +351,25 @@ def test_conv_kernels_equal_across_threads_and_match_composed_reference(shape, p
     gx, gw = em.autograd.grad(out, (x64, w64), em.tensor(g), create_graph=True)
     np.testing.assert_allclose(one[1], gx.detach().numpy(), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(one[2], gw.detach().numpy(), rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,pad", [((3, 8, 32, 32), (1, 1, 1, 1)), ((2, 16, 16, 16), (2, 0, 1, 3)),
+                                       ((2, 3, 32, 32), (0, 0, 0, 0))])
+def test_padded_nhwc_copy_matches_np_pad(dtype, shape, pad):
+    # 32x32 planes are 4 KiB apart (float32) or 8 KiB (float64): the staged transpose; the others the direct one
+    x = rng.standard_normal(shape).astype(dtype)
+    pt, pb, pl, pr = pad
+    g = conv_kernels.ConvGeometry((1, 1), (1, 1), pad, 1, (3, 3), shape[2:], shape[2:])
+    ref = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))).transpose(0, 2, 3, 1)
+    out = conv_kernels.padded_nhwc(x, g)
+    assert out.flags.c_contiguous and np.array_equal(out, ref)
+
+
+def test_conv2d_on_4k_planes_matches_einsum_reference():
+    x = rng.standard_normal((2, 8, 32, 32)).astype(np.float32)
+    w = rng.standard_normal((4, 8, 3, 3)).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # (N, C, 32, 32, 3, 3)
+    ref = np.einsum("nchwij,fcij->nfhw", win, w.astype(np.float64))
+    np.testing.assert_allclose(F.conv2d(em.tensor(x), em.tensor(w), padding=1).numpy(), ref, rtol=1e-4, atol=1e-4)
