@@ -215,10 +215,13 @@ def _to_nhwc(dst, src):
         dst[i] = rows.T.reshape(h, w, c)
 
 
-def _copy_images(dst, src):
-    """``dst[...] = src``, split over the batch across ember's threads when large."""
+def _copy_images(dst, src, copy=None):
+    """``dst[...] = src`` (or ``copy(dst, src)``), split over the batch across ember's threads when large."""
     def part(a, b):
-        dst[a:b] = src[a:b]
+        if copy is None:
+            dst[a:b] = src[a:b]
+        else:
+            copy(dst[a:b], src[a:b])
     n = dst.shape[0]
     threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, dst[:1].size)))
 
@@ -437,7 +440,8 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     grp = g.groups
     fg, k, c = f // grp, kh * kw * cg, cg * grp
     if gh is None:
-        gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
+        gh = xp.empty((n, oh, ow, f), dtype=gy.dtype)
+        _copy_images(gh, gy, _to_nhwc)
     row_bytes = ow * grp * k * gy.itemsize
     win = dxh = wmat_t = wtap = None
     if need_weight:

@@ -331,6 +331,7 @@ def _conv_grads_at(threads, x, w, padding, stride=1):
     (((32, 3, 32, 32), (32, 3, 3, 3)), 1, 1),  # a VGG first layer: NCHW, input gradient by col2im
     (((64, 6, 14, 14), (16, 6, 5, 5)), 0, 1),  # LeNet's second layer: channels-last, tap-major col2im
     (((32, 8, 17, 17), (16, 8, 3, 3)), 1, 2),  # strided: tap-major col2im with gaps
+    (((16, 8, 32, 32), (32, 8, 3, 3)), 1, 1),  # widening, 4 KiB gradient planes: col2im, staged NHWC gradient copy
 ])
 def test_conv_kernels_equal_across_threads_and_match_composed_reference(shape, padding, stride):
     xs, ws = shape
