@@ -195,7 +195,8 @@ def _max_forward_part(x, g, out, which):
         xp.maximum(out, tap, out=out)
     if which is not None and x.dtype.kind == "f" and not xp.isfinite(out.sum()):
         # NaN is the maximum (np.maximum propagates it); as in PyTorch the index is that of the last NaN tap, which
-        # is above every index recorded before the first NaN
+        # is above every index recorded before the first NaN. (A sum of one pass over the output finds a NaN; an
+        # infinity or an overflow also lands here, where it changes nothing.)
         for t, (_, _, (rs, cs)) in enumerate(taps):
             xp.multiply(xp.isnan(xf[..., rs, cs]), which.dtype.type(t), out=scratch)
             xp.maximum(which, scratch, out=which)
@@ -219,27 +220,34 @@ def _max_backward_array(gy, which, g):
     gx = xp.empty((n, c) + tuple(g.in_size), dtype=gy.dtype)
 
     def part(a, b):
-        gx[a:b] = _max_backward_part(gy[a:b], which[a:b], g)
+        _max_backward_part(gy[a:b], which[a:b], g, gx[a:b])
     _over_images(n, gx[:1].size, part)
     return gx
 
 
-def _max_backward_part(gy, which, g):
+def _max_backward_part(gy, which, g, dst):
+    """Write the input gradient of the images of ``gy`` into ``dst``."""
     xp = _xp_of(gy)
     (h, w), (p1, p2), span = g.in_size, g.pad, g.span
     framed = max(span[0], p1 + h), max(span[1], p2 + w)
     # windows that do not overlap own disjoint input elements: the product can be written straight into place;
-    # when they also tile the whole (framed) input, no element is left to zero first
+    # when they also tile the whole input, no element is left to zero first
     disjoint = all(sp <= s for sp, s in zip(_window_extent(g), g.stride))
     tiled = disjoint and tuple(_window_extent(g)) == tuple(g.stride) and framed == tuple(span)
-    gxf = (xp.empty if tiled else xp.zeros)(gy.shape[:-2] + framed, dtype=gy.dtype)
+    if framed == (h, w) and not (p1 or p2):  # no frame: the taps are slices of the output itself
+        gxf = dst
+        if not tiled:
+            gxf[...] = 0
+    else:
+        gxf = xp.zeros(gy.shape[:-2] + framed, dtype=gy.dtype)
     for t, (_, _, (rs, cs)) in enumerate(g.taps()):
         hit = which == t
         if disjoint:
             xp.multiply(gy, hit, out=gxf[..., rs, cs])
         else:
             gxf[..., rs, cs] += gy * hit
-    return gxf[..., p1:p1 + h, p2:p2 + w]
+    if gxf is not dst:
+        dst[...] = gxf[..., p1:p1 + h, p2:p2 + w]
 
 
 def _window_extent(g: PoolGeometry):
