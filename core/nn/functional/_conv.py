@@ -12,9 +12,10 @@ while still in cache. Keeping the column buffer in cache is what makes this fast
 
 Backward: for stride 1 the input gradient is itself a convolution (of the padded gradient with the flipped,
 transposed kernel) and runs on the forward kernel; otherwise it is ``grad @ weight^T`` scattered back with ``kh*kw``
-strided ``+=`` (Chainer's col2im), never ``np.add.at``; channels-last col2im is tap-major (one GEMM per kernel tap),
-so each ``+=`` moves runs of ``ow*C`` numbers. The weight gradient is ``cols^T @ grad`` summed over blocks. The
-choice between the full convolution and col2im is made per layer shape (:func:`_full_conv_cheaper`).
+strided ``+=`` (Chainer's col2im), never ``np.add.at``. With stride 1 col2im works on flattened planes, one
+contiguous ``+=`` per tap and image (:func:`_input_grad_flat`); otherwise channels-last col2im is tap-major (one GEMM
+per kernel tap), so each ``+=`` moves runs of ``ow*C`` numbers. The weight gradient is ``cols^T @ grad`` summed over
+blocks. The choice between the full convolution and col2im is made per layer shape (:func:`_full_conv_cheaper`).
 
 Three differentiable ops share these kernels, and each one's backward is written with the other two, so gradients of
 any order exist:
@@ -387,7 +388,7 @@ def _full_conv_cheaper(g: ConvGeometry, f, c) -> bool:
     Both do about the same multiply-adds. The full convolution copies ``H*W*F*kh*kw`` numbers into its columns
     and runs a GEMM with only ``C`` output columns; col2im writes ``oh*ow*C*kh*kw`` numbers twice (the GEMM result,
     then the strided adds). So a layer that widens (``F > 2C``, e.g. LeNet's 6 -> 16) takes col2im, a layer that
-    keeps its width takes the convolution (measured on LeNet and VGG-like layers).
+    keeps its width takes the convolution (measured on LeNet and VGG-like layers, with both col2im kernels).
     """
     (h, w), (oh, ow) = g.in_size, g.out_size
     return h * w * f <= 2 * oh * ow * c
@@ -426,11 +427,61 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
         else:
             gx = _forward_nchw(gy, wt, as_conv)
         need_input = False
+    elif need_input and _flat_col2im_applies(g):
+        gx = _input_grad_flat(gy, w, g)
+        need_input = False
     if need_input or need_weight:
         backward = _backward_nhwc if channels_last(cg, kw) else _backward_nchw
         gx2, gw = backward(gy, w, x, g, need_input, need_weight, (f, cg, kh, kw), xh, gh)
         gx = gx if gx2 is None else gx2
     return gx, gw
+
+
+def _flat_col2im_applies(g: ConvGeometry) -> bool:
+    """Whether :func:`_input_grad_flat` computes this layer's col2im input gradient (stride 1, one group)."""
+    return g.stride == (1, 1) and g.groups == 1 and _FLAT_COL2IM
+
+
+# Switch for the flat col2im (tests compare it with the other kernels).
+_FLAT_COL2IM = True
+
+
+def _input_grad_flat(gy, w, g: ConvGeometry):
+    """The stride-1 input gradient by col2im on flattened image planes.
+
+    With stride 1, output position ``(y, x)`` and kernel tap ``(i, j)`` meet at padded input position
+    ``(y + i*d1, x + j*d2)``. Computing the columns on a grid as wide as the padded input (``oh x wp``, the extra
+    columns fed zero gradient) makes that position ``p + i*d1*wp + j*d2`` for the flat grid index ``p``: each tap's
+    columns then add into the flat padded plane as one contiguous run of ``oh*wp`` numbers per image and channel,
+    instead of ``oh`` runs of ``ow`` (the per-row copies of an NCHW col2im). The GEMMs run per image on NCHW data.
+    """
+    xp = _xp_of(gy)
+    n, f, oh, ow = gy.shape
+    _, c, kh, kw = w.shape
+    (d1, d2), (pt, _, pl, _), (h, wd) = g.dilation, g.pad, g.in_size
+    hp, wp = g.padded_size
+    span, k = oh * wp, c * kh * kw
+    wt = w.reshape(f, k).T
+    # the zero contributions of the extra columns of the last rows run past the plane by (kw-1)*d2 at most
+    flat = xp.zeros((n, c, hp * wp + (kw - 1) * d2), dtype=gy.dtype)
+    offsets = [i * d1 * wp + j * d2 for i in range(kh) for j in range(kw)]
+    step = _image_step(n, k * span * gy.itemsize)
+
+    def part(a, b):
+        wide = xp.zeros((min(step, b - a), f, oh, wp), dtype=gy.dtype)  # columns ow: stay zero
+        buf = xp.empty(min(step, b - a) * k * span, dtype=gy.dtype)
+        for n0 in range(a, b, step):
+            n1 = min(b, n0 + step)
+            nb = n1 - n0
+            wide[:nb, :, :, :ow] = gy[n0:n1]
+            cols = buf[:nb * k * span].reshape(nb, k, span)
+            xp.matmul(wt, wide[:nb].reshape(nb, f, span), out=cols)
+            cols = cols.reshape(nb, c, kh * kw, span)
+            for t, off in enumerate(offsets):
+                flat[n0:n1, :, off:off + span] += cols[:, :, t]
+    _over_images(n, oh * ow * k * f, part)
+    planes = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
+    return xp.ascontiguousarray(planes[:, :, pt:pt + h, pl:pl + wd])
 
 
 def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):

@@ -374,3 +374,21 @@ def test_conv2d_on_4k_planes_matches_einsum_reference():
     win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # (N, C, 32, 32, 3, 3)
     ref = np.einsum("nchwij,fcij->nfhw", win, w.astype(np.float64))
     np.testing.assert_allclose(F.conv2d(em.tensor(x), em.tensor(w), padding=1).numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 2), (1, 1)), ("same", (2, 1)), ((0, 0), (1, 2))])
+def test_stride_one_col2im_kernels_gradcheck_and_agree(monkeypatch, kernel_path, padding, dilation):
+    # the input gradient by col2im: on flat planes (stride 1), and tap-major / NCHW with the flat kernel switched off
+    monkeypatch.setattr(conv_kernels, "_full_conv_cheaper", lambda g, f, c: False)
+    x = em.tensor(rng.standard_normal((2, 3, 6, 7)), requires_grad=True)
+    w = em.tensor(rng.standard_normal((4, 3, 2, 3)), requires_grad=True)
+
+    def fn(a, b):
+        return F.conv2d(a, b, padding=padding, dilation=dilation)
+    g = em.tensor(rng.standard_normal(fn(x, w).shape))
+    grads = []
+    for flat in (True, False):
+        monkeypatch.setattr(conv_kernels, "_FLAT_COL2IM", flat)
+        assert gradcheck(fn, (x, w))
+        grads.append(em.autograd.grad(fn(x, w), x, g)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
