@@ -323,6 +323,37 @@ def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
     return cols
 
 
+def _flat_planes(x, g: ConvGeometry):
+    """The zero-padded input as flat planes ``(N, C, hp*wp + (kw-1)*d2)`` for stride-1 columns on a wide grid
+    (:func:`_flat_columns`); the zero tail keeps the last tap's run inside the array."""
+    xp = _xp_of(x)
+    n, c, h, w = x.shape
+    pt, _, pl, _ = g.pad
+    hp, wp = g.padded_size
+    flat = xp.zeros((n, c, hp * wp + (g.kernel[1] - 1) * g.dilation[1]), dtype=x.dtype)
+    flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, pt:pt + h, pl:pl + w] = x
+    return flat
+
+
+def _flat_offsets(g: ConvGeometry):
+    """Offset of each kernel tap (row-major) in a flat padded plane: ``i*d1*wp + j*d2``."""
+    (kh, kw), (d1, d2), (_, wp) = g.kernel, g.dilation, g.padded_size
+    return [i * d1 * wp + j * d2 for i in range(kh) for j in range(kw)]
+
+
+def _flat_columns(flat, n0, n1, g: ConvGeometry, buf):
+    """Stride-1 im2col of images ``n0:n1`` on a grid as wide as the padded input, ``(nb, C, kh*kw, oh*wp)``: each
+    tap is one contiguous run of ``oh*wp`` numbers per image and channel (no per-row copies). The extra
+    ``(kw-1)*d2`` columns of each row are garbage the callers drop (or multiply by a zero gradient)."""
+    c = flat.shape[1]
+    span = g.out_size[0] * g.padded_size[1]
+    offsets = _flat_offsets(g)
+    cols = buf[:(n1 - n0) * c * len(offsets) * span].reshape(n1 - n0, c, len(offsets), span)
+    for t, off in enumerate(offsets):
+        cols[:, :, t] = flat[n0:n1, :, off:off + span]
+    return cols
+
+
 def _image_step(n, per_image_bytes):
     """Images per block for the NCHW path (balanced, at least one)."""
     count = -(-n // max(1, _BLOCK_BYTES // max(per_image_bytes, 1)))
@@ -331,27 +362,38 @@ def _image_step(n, per_image_bytes):
 
 def _forward_nchw(x, w, g: ConvGeometry, bias=None):
     """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, oh*ow)`` per image,
-    written straight into the NCHW output."""
+    written straight into the NCHW output. With stride 1 the columns are wide (:func:`_flat_columns`) and each
+    block's result drops its extra columns as it is copied out."""
     xp = _xp_of(x)
     n, c = x.shape[:2]
     f, cg, kh, kw = w.shape
     grp, (oh, ow) = g.groups, g.out_size
     k = cg * kh * kw
-    xpad = _padded_nchw(x, g)
+    wide = g.stride == (1, 1)
+    span = oh * g.padded_size[1] if wide else oh * ow
+    src = _flat_planes(x, g) if wide else _padded_nchw(x, g)
     wg = w.reshape(grp, f // grp, k)
     bg = None if bias is None else bias.reshape(grp, f // grp, 1)
     out = xp.empty((n, f, oh, ow), dtype=x.dtype)
-    step = _image_step(n, c * kh * kw * oh * ow * x.itemsize)
+    step = _image_step(n, c * kh * kw * span * x.itemsize)
 
     def part(a, b):
-        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=x.dtype)
+        buf = xp.empty(c * kh * kw * min(step, b - a) * span, dtype=x.dtype)
+        res = xp.empty(min(step, b - a) * f * span, dtype=x.dtype) if wide else None
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
-            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(n1 - n0, grp, k, oh * ow)
-            y = out[n0:n1].reshape(n1 - n0, grp, f // grp, oh * ow)
+            nb = n1 - n0
+            if wide:
+                cols = _flat_columns(src, n0, n1, g, buf).reshape(nb, grp, k, span)
+                y = res[:nb * f * span].reshape(nb, grp, f // grp, span)
+            else:
+                cols = _tap_columns(src, n0, n1, g, buf).reshape(nb, grp, k, span)
+                y = out[n0:n1].reshape(nb, grp, f // grp, span)
             xp.matmul(wg, cols, out=y)
             if bg is not None:
                 y += bg
+            if wide:
+                out[n0:n1] = y.reshape(nb, f, oh, -1)[..., :ow]
     _over_images(n, oh * ow * k * f, part)
     return out
 
@@ -565,10 +607,14 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     f, cg, kh, kw = w_shape
     grp = g.groups
     fg, k, c = f // grp, kh * kw * cg, cg * grp
-    step = _image_step(n, c * kh * kw * oh * ow * gy.itemsize)
+    # the weight gradient alone (stride-1 input gradients go to _input_grad_flat) runs on wide columns, with the
+    # gradient copied into a zero-padded wide grid so the garbage columns meet zeros
+    wide = need_weight and not need_input and g.stride == (1, 1)
+    span = oh * g.padded_size[1] if wide else oh * ow
+    step = _image_step(n, c * kh * kw * span * gy.itemsize)
     xpad = dxpad = wgt = None
     if need_weight:
-        xpad = _padded_nchw(x, g)
+        xpad = _flat_planes(x, g) if wide else _padded_nchw(x, g)
     if need_input:
         hp, wp = g.padded_size
         dxpad = xp.zeros((n, c, hp, wp), dtype=gy.dtype)
@@ -576,14 +622,20 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     partial_gw = []
 
     def part(a, b):  # images a:b (col2im writes only these)
-        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=gy.dtype)
+        buf = xp.empty(c * kh * kw * min(step, b - a) * span, dtype=gy.dtype)
         gw = xp.zeros((grp, fg, k), dtype=gy.dtype) if need_weight else None
+        gwide = xp.zeros((min(step, b - a), f, oh, g.padded_size[1]), dtype=gy.dtype) if wide else None
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
             nb = n1 - n0
-            gblk = gy[n0:n1].reshape(nb, grp, fg, oh * ow)
+            if wide:
+                gwide[:nb, :, :, :ow] = gy[n0:n1]
+                gblk = gwide[:nb].reshape(nb, grp, fg, span)
+                cols = _flat_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, span)
+            else:
+                gblk = gy[n0:n1].reshape(nb, grp, fg, span)
+                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, span) if need_weight else None
             if need_weight:
-                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, oh * ow)
                 gw += xp.matmul(gblk, cols.transpose(0, 1, 3, 2)).sum(axis=0)
             if need_input:
                 dcols = buf[:nb * grp * k * oh * ow].reshape(nb, grp, k, oh * ow)

@@ -352,6 +352,11 @@ def test_conv_kernels_equal_across_threads_and_match_composed_reference(shape, p
     gx, gw = em.autograd.grad(out, (x64, w64), em.tensor(g), create_graph=True)
     np.testing.assert_allclose(one[1], gx.detach().numpy(), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(one[2], gw.detach().numpy(), rtol=1e-4, atol=1e-2)
+    # the weight gradient also against its definition: gw[f, c, i, j] = sum of g[n, f, y, x] * xpad[n, c, y*s+i, x*s+j]
+    kh, kw = ws[2:]
+    xpad = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    win = np.lib.stride_tricks.sliding_window_view(xpad, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
+    np.testing.assert_allclose(one[2], np.einsum("nfyx,ncyxij->fcij", g, win), rtol=1e-4, atol=1e-2)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
