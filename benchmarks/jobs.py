@@ -15,15 +15,16 @@ checkpointing off), ``numpy`` (the floor of :mod:`jobs_numpy`, mlp and cnn only)
 raw PyTorch). Every measurement is a fresh process, and the sides alternate within each repetition, so a change in
 machine load hits all sides alike; the table shows medians and the ratios of medians, plus each side's peak RSS.
 
-PyTorch is never a dependency of ember. To compare against it, make a separate venv outside the repository::
+PyTorch is never a dependency of ember. To compare against it, make a separate venv outside the repository (on the
+project's machine it is ``/work/torchvenv``)::
 
-    python -m venv /work/wt/speed/torchvenv
-    /work/wt/speed/torchvenv/bin/pip install --no-deps torch   # a CPU wheel, e.g. torch-2.13.0+cpu
-    /work/wt/speed/torchvenv/bin/pip install numpy filelock typing-extensions sympy networkx jinja2 fsspec
+    python -m venv /work/torchvenv
+    /work/torchvenv/bin/pip install --no-deps torch   # a CPU wheel, e.g. torch-2.13.0+cpu
+    /work/torchvenv/bin/pip install numpy filelock typing-extensions sympy networkx jinja2 fsspec
 
 (PyPI's default Linux wheel needs the CUDA libraries; a ``+cpu`` wheel does not.) Then pass its interpreter::
 
-    TORCH=/work/wt/speed/torchvenv/bin/python
+    TORCH=/work/torchvenv/bin/python
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --torch-python $TORCH
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/jobs.py --threads 1 --torch-python $TORCH
 

@@ -6,12 +6,16 @@ while still in cache. Keeping the column buffer in cache is what makes this fast
 
 * Wide layers run channels-last: the zero-padded input is copied once to NHWC, so a window (``kh x kw x C``
   values) is ``kh`` runs of ``kw*C`` contiguous numbers. The copy is kept for the weight gradient.
-* Layers with few input channels (``kw*C < 32``, e.g. the first layer of a network) copy whole kernel taps of the
-  NCHW image instead (Chainer's im2col), whose runs are output rows.
+* Layers with few input channels (``kw*C < 16``, e.g. the first layer of a network) copy whole kernel taps of the
+  NCHW image instead (Chainer's im2col), whose runs are output rows. Their columns are image-major, so the GEMMs
+  run per image on NCHW data as it is (no transposes of the output or the gradient).
 
 Backward: for stride 1 the input gradient is itself a convolution (of the padded gradient with the flipped,
 transposed kernel) and runs on the forward kernel; otherwise it is ``grad @ weight^T`` scattered back with ``kh*kw``
-strided ``+=`` (Chainer's col2im), never ``np.add.at``. The weight gradient is ``cols^T @ grad`` summed over blocks.
+strided ``+=`` (Chainer's col2im), never ``np.add.at``. With stride 1 col2im works on flattened planes, one
+contiguous ``+=`` per tap and image (:func:`_input_grad_flat`); otherwise channels-last col2im is tap-major (one GEMM
+per kernel tap), so each ``+=`` moves runs of ``ow*C`` numbers. The weight gradient is ``cols^T @ grad`` summed over
+blocks. The choice between the full convolution and col2im is made per layer shape (:func:`_full_conv_cheaper`).
 
 Three differentiable ops share these kernels, and each one's backward is written with the other two, so gradients of
 any order exist:
@@ -114,7 +118,7 @@ def _out_len(size, pad_lo, pad_hi, k, s, d):
 # Two layouts. Channels-last (NHWC) windows copy runs of ``kw * C/G`` contiguous numbers, which is efficient for the
 # wide layers that dominate compute. With few input channels those runs are too short, so the NCHW path copies whole
 # kernel taps instead (``kh * kw`` strided copies whose runs are output rows), as Chainer's im2col does.
-_MIN_RUN = 32
+_MIN_RUN = 16
 
 
 def channels_last(cg, kw) -> bool:
@@ -123,18 +127,23 @@ def channels_last(cg, kw) -> bool:
 
 
 def _block_plan(n, oh, row_bytes):
-    """``(images, rows)`` per block: whole images when one fits in ``_BLOCK_BYTES``, else rows of one image.
-    Blocks are balanced, so there is no small leftover block (a GEMM on a few rows is inefficient)."""
+    """``(images, rows)`` per block: whole images when one fits in half of ``_BLOCK_BYTES``, else rows of one image.
+    Blocks are balanced, so there is no small leftover block (a GEMM on a few rows is inefficient).
+
+    Channels-last blocks take half the budget of the NCHW path's: their GEMM result is transposed to NCHW while
+    still in cache too (measured 4% faster on VGG-like layers than full-size blocks; LeNet's NCHW path is faster
+    with the full size)."""
+    budget = max(1, _BLOCK_BYTES // 2)
     image_bytes = max(row_bytes * oh, 1)
-    if image_bytes <= _BLOCK_BYTES:
-        count = -(-n // max(1, _BLOCK_BYTES // image_bytes))
+    if image_bytes <= budget:
+        count = -(-n // max(1, budget // image_bytes))
         return -(-n // count), oh
-    count = -(-image_bytes // _BLOCK_BYTES)
+    count = -(-image_bytes // budget)
     return 1, -(-oh // count)
 
 
 def _blocks(n, oh, row_bytes):
-    """Yield ``(n0, n1, h0, h1)`` blocks of output rows whose im2col columns fit in ``_BLOCK_BYTES``."""
+    """Yield ``(n0, n1, h0, h1)`` blocks of output rows whose im2col columns fit the budget of :func:`_block_plan`."""
     images, rows = _block_plan(n, oh, row_bytes)
     for n0 in range(0, n, images):
         for h0 in range(0, oh, rows):
@@ -159,24 +168,61 @@ def _tap_slices(g: ConvGeometry, h0=0, h1=None):
 
 
 def padded_nhwc(x, g: ConvGeometry):
-    """The input as a C-contiguous, zero-padded NHWC array."""
+    """The input as a C-contiguous, zero-padded NHWC array (only the frame is zeroed; the transposed copy and the
+    frame are split over the batch across ember's threads)."""
     xp = _xp_of(x)
     n, c, h, w = x.shape
     pt, pb, pl, pr = g.pad
-    if not (pt or pb or pl or pr):
-        out = xp.empty((n, h, w, c), dtype=x.dtype)
-        _copy_images(out, x.transpose(0, 2, 3, 1))
-        return out
     hp, wp = g.padded_size
-    out = xp.zeros((n, hp, wp, c), dtype=x.dtype)
-    _copy_images(out[:, pt:pt + h, pl:pl + w], x.transpose(0, 2, 3, 1))
+    out = xp.empty((n, hp, wp, c), dtype=x.dtype)
+
+    def part(a, b):
+        o = out[a:b]
+        if pt:
+            o[:, :pt] = 0
+        if pb:
+            o[:, hp - pb:] = 0
+        if pl:
+            o[:, pt:pt + h, :pl] = 0
+        if pr:
+            o[:, pt:pt + h, wp - pr:] = 0
+        _to_nhwc(o[:, pt:pt + h, pl:pl + w], x[a:b])
+    threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, out[:1].size)))
     return out
 
 
-def _copy_images(dst, src):
-    """``dst[...] = src``, split over the batch across ember's threads when large."""
+# Bytes between rows of a cache way: a transposed copy whose source rows (channel planes) are a multiple of this
+# apart makes every read of a destination row fall into the same cache set.
+_ALIAS_BYTES = 4096
+
+
+def _to_nhwc(dst, src):
+    """``dst[...] = src.transpose(0, 2, 3, 1)`` for an NCHW ``src``.
+
+    When a channel plane is a multiple of 4 KiB (32x32 float32 images), reading across channels at that stride
+    thrashes the L1 cache; each image then goes through a small buffer whose rows are 64 bytes longer (1.7x faster
+    on a 64x32x32x32 batch).
+    """
+    n, c, h, w = src.shape
+    plane = h * w
+    if c < 8 or (plane * src.itemsize) % _ALIAS_BYTES or not src.flags.c_contiguous:
+        dst[...] = src.transpose(0, 2, 3, 1)
+        return
+    buf = _xp_of(src).empty((c, plane + 64 // src.itemsize), dtype=src.dtype)
+    rows = buf[:, :plane]
+    flat = src.reshape(n, c, plane)
+    for i in range(n):
+        rows[...] = flat[i]
+        dst[i] = rows.T.reshape(h, w, c)
+
+
+def _copy_images(dst, src, copy=None):
+    """``dst[...] = src`` (or ``copy(dst, src)``), split over the batch across ember's threads when large."""
     def part(a, b):
-        dst[a:b] = src[a:b]
+        if copy is None:
+            dst[a:b] = src[a:b]
+        else:
+            copy(dst[a:b], src[a:b])
     n = dst.shape[0]
     threads.parallel_for(n, part, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, dst[:1].size)))
 
@@ -262,12 +308,49 @@ def _forward_nhwc(xh, w, g: ConvGeometry, bias=None):
 
 
 def _tap_columns(xpad, n0, n1, g: ConvGeometry, buf):
-    """im2col of images ``n0:n1`` as ``(C, kh, kw, nb, oh, ow)``: one strided copy per kernel tap."""
+    """im2col of images ``n0:n1`` as ``(nb, C, kh, kw, oh, ow)``: one strided copy per kernel tap.
+
+    Image-major: each image's columns are one ``(C*kh*kw, oh*ow)`` matrix, so the GEMMs run per image (a batched
+    ``matmul``) and read and write NCHW directly, with no transposes of the output or of the gradient. One GEMM over
+    all images instead would have a huge inner dimension for the weight gradient, which BLAS runs several times
+    slower.
+    """
     c = xpad.shape[1]
     (kh, kw), (oh, ow) = g.kernel, g.out_size
-    cols = buf[:c * kh * kw * (n1 - n0) * oh * ow].reshape(c, kh, kw, n1 - n0, oh, ow)
+    cols = buf[:(n1 - n0) * c * kh * kw * oh * ow].reshape(n1 - n0, c, kh, kw, oh, ow)
     for i, j, rs, cs in _tap_slices(g):
-        cols[:, i, j] = xpad[n0:n1, :, rs, cs].transpose(1, 0, 2, 3)
+        cols[:, :, i, j] = xpad[n0:n1, :, rs, cs]
+    return cols
+
+
+def _flat_planes(x, g: ConvGeometry):
+    """The zero-padded input as flat planes ``(N, C, hp*wp + (kw-1)*d2)`` for stride-1 columns on a wide grid
+    (:func:`_flat_columns`); the zero tail keeps the last tap's run inside the array."""
+    xp = _xp_of(x)
+    n, c, h, w = x.shape
+    pt, _, pl, _ = g.pad
+    hp, wp = g.padded_size
+    flat = xp.zeros((n, c, hp * wp + (g.kernel[1] - 1) * g.dilation[1]), dtype=x.dtype)
+    flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, pt:pt + h, pl:pl + w] = x
+    return flat
+
+
+def _flat_offsets(g: ConvGeometry):
+    """Offset of each kernel tap (row-major) in a flat padded plane: ``i*d1*wp + j*d2``."""
+    (kh, kw), (d1, d2), (_, wp) = g.kernel, g.dilation, g.padded_size
+    return [i * d1 * wp + j * d2 for i in range(kh) for j in range(kw)]
+
+
+def _flat_columns(flat, n0, n1, g: ConvGeometry, buf):
+    """Stride-1 im2col of images ``n0:n1`` on a grid as wide as the padded input, ``(nb, C, kh*kw, oh*wp)``: each
+    tap is one contiguous run of ``oh*wp`` numbers per image and channel (no per-row copies). The extra
+    ``(kw-1)*d2`` columns of each row are garbage the callers drop (or multiply by a zero gradient)."""
+    c = flat.shape[1]
+    span = g.out_size[0] * g.padded_size[1]
+    offsets = _flat_offsets(g)
+    cols = buf[:(n1 - n0) * c * len(offsets) * span].reshape(n1 - n0, c, len(offsets), span)
+    for t, off in enumerate(offsets):
+        cols[:, :, t] = flat[n0:n1, :, off:off + span]
     return cols
 
 
@@ -278,26 +361,39 @@ def _image_step(n, per_image_bytes):
 
 
 def _forward_nchw(x, w, g: ConvGeometry, bias=None):
-    """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, rows)``."""
+    """The few-channels path: tap-wise im2col over blocks of images, then ``W (F, K) @ cols (K, oh*ow)`` per image,
+    written straight into the NCHW output. With stride 1 the columns are wide (:func:`_flat_columns`) and each
+    block's result drops its extra columns as it is copied out."""
     xp = _xp_of(x)
     n, c = x.shape[:2]
     f, cg, kh, kw = w.shape
     grp, (oh, ow) = g.groups, g.out_size
     k = cg * kh * kw
-    xpad = _padded_nchw(x, g)
+    wide = g.stride == (1, 1)
+    span = oh * g.padded_size[1] if wide else oh * ow
+    src = _flat_planes(x, g) if wide else _padded_nchw(x, g)
     wg = w.reshape(grp, f // grp, k)
+    bg = None if bias is None else bias.reshape(grp, f // grp, 1)
     out = xp.empty((n, f, oh, ow), dtype=x.dtype)
-    step = _image_step(n, c * kh * kw * oh * ow * x.itemsize)
+    step = _image_step(n, c * kh * kw * span * x.itemsize)
 
     def part(a, b):
-        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=x.dtype)
+        buf = xp.empty(c * kh * kw * min(step, b - a) * span, dtype=x.dtype)
+        res = xp.empty(min(step, b - a) * f * span, dtype=x.dtype) if wide else None
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
-            cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-            y = (wg[0] @ cols[0] if grp == 1 else xp.matmul(wg, cols)).reshape(f, -1)
-            if bias is not None:
-                y += bias[:, None]
-            out[n0:n1] = y.reshape(f, n1 - n0, oh, ow).transpose(1, 0, 2, 3)
+            nb = n1 - n0
+            if wide:
+                cols = _flat_columns(src, n0, n1, g, buf).reshape(nb, grp, k, span)
+                y = res[:nb * f * span].reshape(nb, grp, f // grp, span)
+            else:
+                cols = _tap_columns(src, n0, n1, g, buf).reshape(nb, grp, k, span)
+                y = out[n0:n1].reshape(nb, grp, f // grp, span)
+            xp.matmul(wg, cols, out=y)
+            if bg is not None:
+                y += bg
+            if wide:
+                out[n0:n1] = y.reshape(nb, f, oh, -1)[..., :ow]
     _over_images(n, oh * ow * k * f, part)
     return out
 
@@ -334,7 +430,7 @@ def _full_conv_cheaper(g: ConvGeometry, f, c) -> bool:
     Both do about the same multiply-adds. The full convolution copies ``H*W*F*kh*kw`` numbers into its columns
     and runs a GEMM with only ``C`` output columns; col2im writes ``oh*ow*C*kh*kw`` numbers twice (the GEMM result,
     then the strided adds). So a layer that widens (``F > 2C``, e.g. LeNet's 6 -> 16) takes col2im, a layer that
-    keeps its width takes the convolution (measured on LeNet and VGG-like layers).
+    keeps its width takes the convolution (measured on LeNet and VGG-like layers, with both col2im kernels).
     """
     (h, w), (oh, ow) = g.in_size, g.out_size
     return h * w * f <= 2 * oh * ow * c
@@ -373,11 +469,61 @@ def conv_backward_arrays(gy, w, x, g: ConvGeometry, need_input=True, need_weight
         else:
             gx = _forward_nchw(gy, wt, as_conv)
         need_input = False
+    elif need_input and _flat_col2im_applies(g):
+        gx = _input_grad_flat(gy, w, g)
+        need_input = False
     if need_input or need_weight:
         backward = _backward_nhwc if channels_last(cg, kw) else _backward_nchw
         gx2, gw = backward(gy, w, x, g, need_input, need_weight, (f, cg, kh, kw), xh, gh)
         gx = gx if gx2 is None else gx2
     return gx, gw
+
+
+def _flat_col2im_applies(g: ConvGeometry) -> bool:
+    """Whether :func:`_input_grad_flat` computes this layer's col2im input gradient (stride 1, one group)."""
+    return g.stride == (1, 1) and g.groups == 1 and _FLAT_COL2IM
+
+
+# Switch for the flat col2im (tests compare it with the other kernels).
+_FLAT_COL2IM = True
+
+
+def _input_grad_flat(gy, w, g: ConvGeometry):
+    """The stride-1 input gradient by col2im on flattened image planes.
+
+    With stride 1, output position ``(y, x)`` and kernel tap ``(i, j)`` meet at padded input position
+    ``(y + i*d1, x + j*d2)``. Computing the columns on a grid as wide as the padded input (``oh x wp``, the extra
+    columns fed zero gradient) makes that position ``p + i*d1*wp + j*d2`` for the flat grid index ``p``: each tap's
+    columns then add into the flat padded plane as one contiguous run of ``oh*wp`` numbers per image and channel,
+    instead of ``oh`` runs of ``ow`` (the per-row copies of an NCHW col2im). The GEMMs run per image on NCHW data.
+    """
+    xp = _xp_of(gy)
+    n, f, oh, ow = gy.shape
+    _, c, kh, kw = w.shape
+    (d1, d2), (pt, _, pl, _), (h, wd) = g.dilation, g.pad, g.in_size
+    hp, wp = g.padded_size
+    span, k = oh * wp, c * kh * kw
+    wt = w.reshape(f, k).T
+    # the zero contributions of the extra columns of the last rows run past the plane by (kw-1)*d2 at most
+    flat = xp.zeros((n, c, hp * wp + (kw - 1) * d2), dtype=gy.dtype)
+    offsets = [i * d1 * wp + j * d2 for i in range(kh) for j in range(kw)]
+    step = _image_step(n, k * span * gy.itemsize)
+
+    def part(a, b):
+        wide = xp.zeros((min(step, b - a), f, oh, wp), dtype=gy.dtype)  # columns ow: stay zero
+        buf = xp.empty(min(step, b - a) * k * span, dtype=gy.dtype)
+        for n0 in range(a, b, step):
+            n1 = min(b, n0 + step)
+            nb = n1 - n0
+            wide[:nb, :, :, :ow] = gy[n0:n1]
+            cols = buf[:nb * k * span].reshape(nb, k, span)
+            xp.matmul(wt, wide[:nb].reshape(nb, f, span), out=cols)
+            cols = cols.reshape(nb, c, kh * kw, span)
+            for t, off in enumerate(offsets):
+                flat[n0:n1, :, off:off + span] += cols[:, :, t]
+    _over_images(n, oh * ow * k * f, part)
+    planes = flat[:, :, :hp * wp].reshape(n, c, hp, wp)
+    return xp.ascontiguousarray(planes[:, :, pt:pt + h, pl:pl + wd])
 
 
 def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
@@ -387,15 +533,19 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     grp = g.groups
     fg, k, c = f // grp, kh * kw * cg, cg * grp
     if gh is None:
-        gh = xp.ascontiguousarray(gy.transpose(0, 2, 3, 1))
+        gh = xp.empty((n, oh, ow, f), dtype=gy.dtype)
+        _copy_images(gh, gy, _to_nhwc)
     row_bytes = ow * grp * k * gy.itemsize
-    win = dxh = wmat_t = None
+    win = dxh = wmat_t = wtap = None
     if need_weight:
         win = _windows(padded_nhwc(x, g) if xh is None else xh, g)
     if need_input:
         hp, wp = g.padded_size
         dxh = xp.zeros((n, hp, wp, grp, cg), dtype=gy.dtype)
-        wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
+        if grp == 1:  # (kh*kw, F, C): the weight of each kernel tap
+            wtap = xp.ascontiguousarray(w.transpose(2, 3, 0, 1)).reshape(kh * kw, f, cg)
+        else:
+            wmat_t = xp.ascontiguousarray(_weight_nhwc(w, grp).transpose(0, 2, 1))
     partial_gw = []  # one weight-gradient sum per thread, added at the end
 
     def part(a, b):  # images a:b; col2im writes only these images, so parts never overlap
@@ -414,14 +564,16 @@ def _backward_nhwc(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
                     gw[0] += cols.reshape(rows, k).T @ gblk.reshape(rows, f)
                 else:
                     gw += xp.matmul(cols.reshape(rows, grp, k).transpose(1, 2, 0), gblk.transpose(1, 0, 2))
-            if need_input:
-                if grp == 1:
-                    dcols = dbuf[:rows * k].reshape(rows, k)
-                    xp.matmul(gblk.reshape(rows, f), wmat_t[0], out=dcols)
-                    dcols = dcols.reshape(nb, hb, ow, 1, kh, kw, cg).transpose(0, 1, 2, 4, 5, 3, 6)
-                else:
-                    dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
-                    dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
+            if need_input and grp == 1:
+                # tap-major: one GEMM per kernel tap gives a (nb, hb, ow, C) slab, which col2im adds into the padded
+                # image in runs of ow*C contiguous numbers (stride 1) rather than runs of C
+                dcols = dbuf[:rows * k].reshape(kh * kw, rows, cg)
+                xp.matmul(gblk.reshape(rows, f), wtap, out=dcols)
+                for t, (i, j, rs, cs) in enumerate(_tap_slices(g, h0, h1)):
+                    dxh[n0:n1, rs, cs] += dcols[t].reshape(nb, hb, ow, 1, cg)
+            elif need_input:
+                dcols = xp.matmul(gblk.transpose(1, 0, 2), wmat_t).reshape(grp, nb, hb, ow, kh, kw, cg)
+                dcols = dcols.transpose(1, 2, 3, 4, 5, 0, 6)
                 # col2im: each kernel tap adds its column slice into a strided slice of the padded image
                 for i, j, rs, cs in _tap_slices(g, h0, h1):
                     dxh[n0:n1, rs, cs] += dcols[:, :, :, i, j]
@@ -448,16 +600,21 @@ def _sum_parts(parts):
 
 
 def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, xh, gh):
-    """The few-channels path of :func:`conv_backward_arrays` (tap-wise im2col and col2im)."""
+    """The few-channels path of :func:`conv_backward_arrays`: image-major tap-wise im2col and col2im (see
+    :func:`_tap_columns`), GEMMs per image on the NCHW gradient as it is."""
     xp = _xp_of(gy)
     n, _, oh, ow = gy.shape
     f, cg, kh, kw = w_shape
     grp = g.groups
     fg, k, c = f // grp, kh * kw * cg, cg * grp
-    step = _image_step(n, c * kh * kw * oh * ow * gy.itemsize)
+    # the weight gradient alone (stride-1 input gradients go to _input_grad_flat) runs on wide columns, with the
+    # gradient copied into a zero-padded wide grid so the garbage columns meet zeros
+    wide = need_weight and not need_input and g.stride == (1, 1)
+    span = oh * g.padded_size[1] if wide else oh * ow
+    step = _image_step(n, c * kh * kw * span * gy.itemsize)
     xpad = dxpad = wgt = None
     if need_weight:
-        xpad = _padded_nchw(x, g)
+        xpad = _flat_planes(x, g) if wide else _padded_nchw(x, g)
     if need_input:
         hp, wp = g.padded_size
         dxpad = xp.zeros((n, c, hp, wp), dtype=gy.dtype)
@@ -465,22 +622,27 @@ def _backward_nchw(gy, w, x, g: ConvGeometry, need_input, need_weight, w_shape, 
     partial_gw = []
 
     def part(a, b):  # images a:b (col2im writes only these)
-        buf = xp.empty(c * kh * kw * min(step, b - a) * oh * ow, dtype=gy.dtype) if need_weight else None
+        buf = xp.empty(c * kh * kw * min(step, b - a) * span, dtype=gy.dtype)
         gw = xp.zeros((grp, fg, k), dtype=gy.dtype) if need_weight else None
+        gwide = xp.zeros((min(step, b - a), f, oh, g.padded_size[1]), dtype=gy.dtype) if wide else None
         for n0 in range(a, b, step):
             n1 = min(b, n0 + step)
             nb = n1 - n0
-            gblk = xp.ascontiguousarray(gy[n0:n1].transpose(1, 0, 2, 3)).reshape(grp, fg, nb * oh * ow)
+            if wide:
+                gwide[:nb, :, :, :ow] = gy[n0:n1]
+                gblk = gwide[:nb].reshape(nb, grp, fg, span)
+                cols = _flat_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, span)
+            else:
+                gblk = gy[n0:n1].reshape(nb, grp, fg, span)
+                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(nb, grp, k, span) if need_weight else None
             if need_weight:
-                cols = _tap_columns(xpad, n0, n1, g, buf).reshape(grp, k, -1)
-                if grp == 1:
-                    gw[0] += gblk[0] @ cols[0].T
-                else:
-                    gw += xp.matmul(gblk, cols.transpose(0, 2, 1))
+                gw += xp.matmul(gblk, cols.transpose(0, 1, 3, 2)).sum(axis=0)
             if need_input:
-                dcols = (wgt[0] @ gblk[0] if grp == 1 else xp.matmul(wgt, gblk)).reshape(c, kh, kw, nb, oh, ow)
+                dcols = buf[:nb * grp * k * oh * ow].reshape(nb, grp, k, oh * ow)
+                xp.matmul(wgt, gblk, out=dcols)
+                dcols = dcols.reshape(nb, c, kh, kw, oh, ow)
                 for i, j, rs, cs in _tap_slices(g):
-                    dxpad[n0:n1, :, rs, cs] += dcols[:, i, j].transpose(1, 0, 2, 3)
+                    dxpad[n0:n1, :, rs, cs] += dcols[:, :, i, j]
         if need_weight:
             partial_gw.append(gw)
     _over_images(n, oh * ow * k * f, part)
@@ -612,6 +774,12 @@ def _resolve_padding(padding, nd, kernel, dilation, stride, fn):
     return tuple((p, p) for p in pads)
 
 
+def _prefix(who, fn):
+    """The start of an error message: the layer's repr when a module called, else the function's name (built only
+    when raising: a module's repr costs more than the checks)."""
+    return f"{who!r}: " if who is not None else f"{fn}(): "
+
+
 def _fmt(sizes):
     return " x ".join(str(s) for s in sizes)
 
@@ -619,10 +787,9 @@ def _fmt(sizes):
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who=None):
     """Validate arguments of ``conv1d``/``conv2d`` and run the 2-D kernel (1-D runs with a height of 1)."""
     _check_float_pair(input, weight, bias, fn)
-    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(f"{_prefix(who, fn)}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but "
+                           f"got input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (out_channels, in_channels/groups, "
                            f"*kernel_size), but got weight of size {list(weight.shape)}")
@@ -640,7 +807,7 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who
     c = x.shape[1]
     if c != cg * groups:
         if who is not None:
-            raise RuntimeError(f"{prefix}expected input with {cg * groups} channels, got {c} (input of size "
+            raise RuntimeError(f"{_prefix(who, fn)}expected input with {cg * groups} channels, got {c} (input of size "
                                f"{list(input.shape)})")
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(x.shape)} to have {cg * groups} channels, but got {c} channels instead")
@@ -654,9 +821,10 @@ def _conv_nd(input, weight, bias, stride, padding, dilation, groups, nd, fn, who
     if any(p < e for p, e in zip(padded, eff)):
         dilated = f" (spanning {eff} with dilation={dilation})" if any(d != 1 for d in dilation) else ""
         pad_desc = padding if isinstance(padding, str) else tuple(lo for lo, _ in pads)
-        raise RuntimeError(f"{prefix}kernel_size={kernel}{dilated} is larger than the padded input: calculated "
-                           f"padded input size per channel: ({_fmt(padded)}) from input size ({_fmt(spatial)}) and "
-                           f"padding={pad_desc}. Kernel size can't be greater than actual input size")
+        raise RuntimeError(f"{_prefix(who, fn)}kernel_size={kernel}{dilated} is larger than the padded input: "
+                           f"calculated padded input size per channel: ({_fmt(padded)}) from input size "
+                           f"({_fmt(spatial)}) and padding={pad_desc}. Kernel size can't be greater than actual input "
+                           f"size")
     if nd == 1:
         x = x.unsqueeze(2)
         weight = weight.unsqueeze(2)
@@ -705,10 +873,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
 
 def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, fn, who=None):
     _check_float_pair(input, weight, bias, fn)
-    prefix = f"{who!r}: " if who is not None else f"{fn}(): "
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{prefix}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but got input of "
-                           f"size: {list(input.shape)}")
+        raise RuntimeError(f"{_prefix(who, fn)}expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input, but "
+                           f"got input of size: {list(input.shape)}")
     if weight.ndim != nd + 2:
         raise RuntimeError(f"{fn}(): expected the weight to be {nd + 2}-D (in_channels, out_channels/groups, "
                            f"*kernel_size), but got weight of size {list(weight.shape)}")
@@ -732,7 +899,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     kernel = tuple(weight.shape[2:])
     if x.shape[1] != cin:
         if who is not None:
-            raise RuntimeError(f"{prefix}expected input with {cin} channels, got {x.shape[1]} (input of size "
+            raise RuntimeError(f"{_prefix(who, fn)}expected input with {cin} channels, got {x.shape[1]} (input of size "
                                f"{list(input.shape)})")
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
                            f"to have {cin} channels, but got {x.shape[1]} channels instead")
@@ -745,7 +912,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     out_spatial = tuple((s - 1) * st - 2 * p + d * (k - 1) + op + 1
                         for s, st, p, d, k, op in zip(spatial, stride, pads, dilation, kernel, opad))
     if any(o <= 0 for o in out_spatial):
-        raise RuntimeError(f"{prefix}the output size ({_fmt(out_spatial)}) is too small for input size "
+        raise RuntimeError(f"{_prefix(who, fn)}the output size ({_fmt(out_spatial)}) is too small for input size "
                            f"({_fmt(spatial)}), kernel_size={kernel}, stride={stride}, padding={pads}")
     if nd == 1:
         x = x.unsqueeze(2)

@@ -172,8 +172,26 @@ def _stat(lay, xp, per_lead_mid):
 def _dot(lay, xp, a3, b3):
     """Per-statistic sums of ``a3 * b3``, as ``(lead or 1, mid, 1)``, without a temporary."""
     if lay.kind == "channel":
-        return xp.einsum("nck,nck->c", a3, b3).reshape(1, -1, 1)
+        return _over_batch_sum(lay, lambda lo, hi: xp.einsum("nck,nck->c", a3[lo:hi], b3[lo:hi])).reshape(1, -1, 1)
     return xp.einsum("rck,rck->r", a3, b3).reshape(-1, 1, 1)
+
+
+def _sums(lay, xp, a3):
+    """Per-statistic sums of ``a3``, as ``(lead or 1, mid, 1)``."""
+    if lay.kind == "channel":
+        return _over_batch_sum(lay, lambda lo, hi: _sum_k(xp, a3[lo:hi]).sum(axis=0)).reshape(1, -1, 1)
+    return _stat(lay, xp, _sum_k(xp, a3))
+
+
+def _over_batch_sum(lay, fn):
+    """``fn(0, N)`` for batch-norm's per-channel sums, as partial sums over parts of the batch on ember's threads
+    when large (added in part order: the result differs from one thread's only by float rounding)."""
+    per = max(1, lay.shape[1] * lay.shape[2])
+    parts = threads.map_parts(lay.shape[0], fn, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
 
 
 def _part(stat, lo, hi):
@@ -196,7 +214,7 @@ def _fast_forward(lay, data, w, b, eps):
     xp = _xp_of(data)
     x3 = data.reshape(lay.shape)
     cnt = data.size // (lay.shape[1] if lay.kind == "channel" else lay.shape[0])
-    mean = _stat(lay, xp, _sum_k(xp, x3))
+    mean = _sums(lay, xp, x3)
     mean *= 1.0 / cnt
     xhat = xp.empty_like(x3)
 
@@ -233,7 +251,7 @@ def _fast_backward(lay, g, xhat, invstd, w, b_shape, need_x, need_w, need_b):
     cnt = g.size // (lay.shape[1] if lay.kind == "channel" else lay.shape[0])
     gx = gw = gb = None
     if lay.kind == "channel":  # the affine sums are the statistics the input gradient needs
-        sg = _stat(lay, xp, _sum_k(xp, g3))
+        sg = _sums(lay, xp, g3)
         sgx = _dot(lay, xp, g3, xh3)
         if need_b:
             gb = as_shape(sg, b_shape)

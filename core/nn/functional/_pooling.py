@@ -4,11 +4,13 @@ Windows are never materialised. A pooling window of ``kh x kw`` taps is a sum (o
 of the (padded) input, each slice holding one tap of every window: for the common 2x2/stride-2 max-pool that is
 four slices combined with ``np.maximum``, about twenty times faster than reshaping into windows and reducing.
 
-The backward of max-pooling walks the same slices in window order and routes each output's gradient to the first
-tap equal to the maximum, which is PyTorch's tie rule (``argmax``). The backward of average pooling is its adjoint,
-the same strided slices accumulated with ``+=``. Every op's backward is itself differentiable (average pooling and
-its adjoint call each other; max pooling's backward becomes ``scatter_add``/``gather`` with the argmax indices under
-``create_graph``), so second-order gradients work.
+Max-pooling's forward also records, per window, the index in window order of the tap holding the maximum (the
+first one on ties, PyTorch's rule; a ``uint8`` when the window has at most 256 taps). The backward routes each
+output's gradient through those indices: one compare and one multiply per tap, written straight into place when
+windows do not overlap (``+=`` otherwise). The backward of average pooling is its adjoint, the same strided slices
+accumulated with ``+=``. Every op's backward is itself differentiable (average pooling and its adjoint call each
+other; max pooling's backward becomes ``scatter_add``/``gather`` with the plane indices under ``create_graph``), so
+second-order gradients work. Large batches are split over images across ember's threads.
 
 1-D pooling runs through the 2-D kernels with a height of one.
 """
@@ -139,48 +141,65 @@ def _finish(out, input, nd):
 
 
 # ---------------------------------------------------------------------------------------------------- max pool
-def _by_images(fn, x, *more):
-    """``fn(x, *more)`` for a batch ``(N, ...)``, split over the images across ember's threads when large (the
-    parts are independent: pooling windows never cross images)."""
-    n = x.shape[0]
-    per_image = max(1, x[:1].size)
-    if n < 2 or x.size < 2 * threads.ELEMENTWISE_GRAIN:
-        return fn(x, *more)
-    parts = threads.map_parts(n, lambda a, b: fn(x[a:b], *(m[a:b] for m in more)),
-                              grain=max(1, threads.ELEMENTWISE_GRAIN // per_image))
-    return parts[0] if len(parts) == 1 else _xp_of(x).concatenate(parts)
+def _over_images(n, per_image, fn):
+    """``fn(a, b)`` over parts of the batch ``range(n)``, on ember's threads when large (each part writes only its
+    own images of preallocated outputs)."""
+    threads.parallel_for(n, fn, grain=max(1, threads.ELEMENTWISE_GRAIN // max(1, per_image)))
 
 
-def _max_forward(x, g):
-    return _by_images(lambda a: _max_forward_part(a, g), x)
+def _tap_dtype(g):
+    return np.uint8 if g.kernel[0] * g.kernel[1] <= 256 else np.int32
 
 
-def _max_forward_part(x, g):
+def _max_forward(x, g, with_taps):
+    """The max over every window and, with ``with_taps``, the index in window order of the tap that holds it
+    (``uint8`` for windows of up to 256 taps): PyTorch's indices, kept for the backward instead of re-comparing
+    the input against the output there."""
+    xp = _xp_of(x)
+    n, c = x.shape[:2]
+    out = xp.empty((n, c) + tuple(g.out_size), dtype=x.dtype)
+    which = xp.empty(out.shape, dtype=_tap_dtype(g)) if with_taps else None
+
+    def part(a, b):
+        _max_forward_part(x[a:b], g, out[a:b], None if which is None else which[a:b])
+    _over_images(n, x[:1].size, part)
+    return out, which
+
+
+def _max_forward_part(x, g, out, which):
     xp = _xp_of(x)
     xf = _framed(xp, x, g, _lowest(x.dtype))
-    out = None
-    for _, _, (rs, cs) in g.taps():
-        tap = xf[..., rs, cs]
-        if out is None:
-            out = tap.copy()
-        else:
-            xp.maximum(out, tap, out=out)
-    return out
-
-
-def _argmax_taps(x, out, g):
-    """Index (in window order) of the first tap equal to each window's maximum."""
-    xp = _xp_of(x)
-    xf = _framed(xp, x, g, _lowest(x.dtype))
-    found = xp.zeros(out.shape, dtype=bool)
-    which = xp.zeros(out.shape, dtype=np.int64)
-    kw = g.kernel[1]
-    for i, j, (rs, cs) in g.taps():
-        hit = xf[..., rs, cs] == out
-        hit &= ~found
-        which[hit] = i * kw + j
-        found |= hit
-    return which
+    taps = list(g.taps())
+    scratch = slabs = None
+    if which is not None:
+        scratch = xp.empty(which.shape, dtype=which.dtype)
+        if all(e <= s for e, s in zip(_window_extent(g), g.stride)):
+            # disjoint windows: copy each tap once into a contiguous slab (no bigger than the input), so the compare
+            # and the maximum that follow run on contiguous data instead of reading the strided tap twice
+            slabs = xp.empty((len(taps),) + out.shape, dtype=out.dtype)
+            for t, (_, _, (rs, cs)) in enumerate(taps):
+                slabs[t] = xf[..., rs, cs]
+    for t, (_, _, (rs, cs)) in enumerate(taps):
+        tap = xf[..., rs, cs] if slabs is None else slabs[t]
+        if t == 0:
+            out[...] = tap
+            if which is not None:
+                which.fill(0)
+            continue
+        if which is not None:
+            # strictly greater: the first maximal tap of a window keeps the index (PyTorch's tie rule). ``t`` is
+            # above every index so far, so ``max(which, hit * t)`` sets it where hit (copyto with ``where=`` is
+            # ten times slower)
+            xp.multiply(xp.greater(tap, out), which.dtype.type(t), out=scratch)
+            xp.maximum(which, scratch, out=which)
+        xp.maximum(out, tap, out=out)
+    if which is not None and x.dtype.kind == "f" and not xp.isfinite(out.sum()):
+        # NaN is the maximum (np.maximum propagates it); as in PyTorch the index is that of the last NaN tap, which
+        # is above every index recorded before the first NaN. (A sum of one pass over the output finds a NaN; an
+        # infinity or an overflow also lands here, where it changes nothing.)
+        for t, (_, _, (rs, cs)) in enumerate(taps):
+            xp.multiply(xp.isnan(xf[..., rs, cs]), which.dtype.type(t), out=scratch)
+            xp.maximum(which, scratch, out=which)
 
 
 def _plane_indices(which, g):
@@ -188,37 +207,47 @@ def _plane_indices(which, g):
     xp = _xp_of(which)
     (kh, kw), (s1, s2), (d1, d2), (p1, p2), (oh, ow), (_, w) = g.kernel, g.stride, g.dilation, g.pad, g.out_size, \
         g.in_size
+    which = which.astype(np.int64)
     rows = xp.arange(oh).reshape(oh, 1) * s1 - p1 + (which // kw) * d1
     cols = xp.arange(ow) * s2 - p2 + (which % kw) * d2
     return rows * w + cols
 
 
-def _max_backward_array(gy, x, out, g):
-    """Route each gradient to the first maximal tap of its window (``+=`` handles overlapping windows)."""
-    return _by_images(lambda a, b, c: _max_backward_part(a, b, c, g), gy, x, out)
-
-
-def _max_backward_part(gy, x, out, g):
+def _max_backward_array(gy, which, g):
+    """Route each output's gradient to the tap ``which`` names (``+=`` handles overlapping windows)."""
     xp = _xp_of(gy)
-    xf = _framed(xp, x, g, _lowest(x.dtype))
-    gxf = xp.zeros(xf.shape, dtype=gy.dtype)
-    # windows that do not overlap own disjoint input elements: the product can be written straight into place
+    n, c = gy.shape[:2]
+    gx = xp.empty((n, c) + tuple(g.in_size), dtype=gy.dtype)
+
+    def part(a, b):
+        _max_backward_part(gy[a:b], which[a:b], g, gx[a:b])
+    _over_images(n, gx[:1].size, part)
+    return gx
+
+
+def _max_backward_part(gy, which, g, dst):
+    """Write the input gradient of the images of ``gy`` into ``dst``."""
+    xp = _xp_of(gy)
+    (h, w), (p1, p2), span = g.in_size, g.pad, g.span
+    framed = max(span[0], p1 + h), max(span[1], p2 + w)
+    # windows that do not overlap own disjoint input elements: the product can be written straight into place;
+    # when they also tile the whole input, no element is left to zero first
     disjoint = all(sp <= s for sp, s in zip(_window_extent(g), g.stride))
-    pending = None
-    taps = list(g.taps())
-    for t, (_, _, (rs, cs)) in enumerate(taps):
-        hit = xf[..., rs, cs] == out
-        if pending is None:
-            pending = ~hit
-        else:
-            hit &= pending
-            if t < len(taps) - 1:
-                pending ^= hit  # hit is a subset of pending: this clears the windows just served
+    tiled = disjoint and tuple(_window_extent(g)) == tuple(g.stride) and framed == tuple(span)
+    if framed == (h, w) and not (p1 or p2):  # no frame: the taps are slices of the output itself
+        gxf = dst
+        if not tiled:
+            gxf[...] = 0
+    else:
+        gxf = xp.zeros(gy.shape[:-2] + framed, dtype=gy.dtype)
+    for t, (_, _, (rs, cs)) in enumerate(g.taps()):
+        hit = which == t
         if disjoint:
             xp.multiply(gy, hit, out=gxf[..., rs, cs])
         else:
             gxf[..., rs, cs] += gy * hit
-    return _unframe(xp, gxf, g)
+    if gxf is not dst:
+        dst[...] = gxf[..., p1:p1 + h, p2:p2 + w]
 
 
 def _window_extent(g: PoolGeometry):
@@ -226,18 +255,17 @@ def _window_extent(g: PoolGeometry):
 
 
 class MaxPool2DWithIndicesBackward0(Node):
-    """Backward of max pooling. Under ``create_graph`` the gradient is a differentiable ``scatter_add``."""
+    """Backward of max pooling from the window-order tap indices of the forward (``node.taps``, ``node.geometry``).
+    Under ``create_graph`` the gradient is a differentiable ``scatter_add``."""
 
     __slots__ = ()
 
     def apply(self, grad):
-        (x,) = self.saved_tensors
-        g = self._ctx
-        out = self.saved_output()
+        self.saved_tensors  # the input, saved as PyTorch does: an in-place change to it is an error here
+        g = self.geometry
         if GRAD_ENABLED[0]:
-            idx = _plane_indices(_argmax_taps(x._data, out._data, g), g)
-            return (_scatter_planes(grad, idx, g.in_size),)
-        return (wrap(_max_backward_array(grad._data, x._data, out._data, g)),)
+            return (_scatter_planes(grad, _plane_indices(self.taps, g), g.in_size),)
+        return (wrap(_max_backward_array(grad._data, self.taps, g)),)
 
 
 def _scatter_planes(grad, idx, hw):
@@ -257,19 +285,18 @@ def _gather_planes(x, idx):
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd, fn):
     x, g = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, nd, fn, True)
-    y = _max_forward(x._data, g)
+    need_grad = GRAD_ENABLED[0] and x._requires_grad
+    y, which = _max_forward(x._data, g, need_grad or return_indices)
     out = wrap(y)
-    if GRAD_ENABLED[0] and x._requires_grad:
+    if need_grad:
         node = MaxPool2DWithIndicesBackward0()
         node.save(x)
-        node.save_output(out)
-        node._ctx = g
+        node.taps, node.geometry = which, g
         record(node, out, x)
     out = _finish(out, input, nd)
     if not return_indices:
         return out
-    idx = _plane_indices(_argmax_taps(x._data, y, g), g)
-    return out, _finish(wrap(idx), input, nd)
+    return out, _finish(wrap(_plane_indices(which, g)), input, nd)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

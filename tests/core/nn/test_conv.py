@@ -312,3 +312,88 @@ def test_empty_batch_gives_empty_outputs_and_zero_weight_gradients():
         out.sum().backward()
         assert x.grad.shape == x.shape
         assert layer.weight.grad.shape == layer.weight.shape and not layer.weight.grad.numpy().any()
+
+
+def _conv_grads_at(threads, x, w, padding, stride=1):
+    before = em.get_num_threads()
+    em.set_num_threads(threads)
+    try:
+        xt, wt = em.tensor(x, requires_grad=True), em.tensor(w, requires_grad=True)
+        out = F.conv2d(xt, wt, padding=padding, stride=stride)
+        out.backward(em.tensor(np.random.default_rng(1).standard_normal(out.shape).astype(x.dtype)))
+        return out.detach().numpy(), xt.grad.numpy(), wt.grad.numpy()
+    finally:
+        em.set_num_threads(before)
+
+
+@pytest.mark.parametrize("shape,padding,stride", [
+    (((64, 1, 28, 28), (6, 1, 5, 5)), 2, 1),  # LeNet's first layer: the image-major NCHW path
+    (((32, 3, 32, 32), (32, 3, 3, 3)), 1, 1),  # a VGG first layer: NCHW, input gradient by col2im
+    (((64, 6, 14, 14), (16, 6, 5, 5)), 0, 1),  # LeNet's second layer: channels-last, tap-major col2im
+    (((32, 8, 17, 17), (16, 8, 3, 3)), 1, 2),  # strided: tap-major col2im with gaps
+    (((16, 8, 32, 32), (32, 8, 3, 3)), 1, 1),  # widening, 4 KiB gradient planes: col2im, staged NHWC gradient copy
+])
+def test_conv_kernels_equal_across_threads_and_match_composed_reference(shape, padding, stride):
+    xs, ws = shape
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    one, two = _conv_grads_at(1, x, w, padding, stride), _conv_grads_at(2, x, w, padding, stride)
+    # GEMM blocks differ with the split (and weight gradients are summed per thread): float32 rounding only
+    np.testing.assert_allclose(one[0], two[0], rtol=1e-5, atol=1e-4)
+    for a, b in zip(one[1:], two[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-3)
+    ref_y = naive_conv2d(x[:2].astype(np.float64), w.astype(np.float64), padding=(padding, padding),
+                         stride=(stride, stride))
+    np.testing.assert_allclose(one[0][:2], ref_y, rtol=1e-4, atol=1e-4)
+    # gradients against the composed rule (create_graph runs the differentiable conv_t / conv_w ops in float64)
+    x64, w64 = em.tensor(x.astype(np.float64), requires_grad=True), em.tensor(w.astype(np.float64), requires_grad=True)
+    out = F.conv2d(x64, w64, padding=padding, stride=stride)
+    g = np.random.default_rng(1).standard_normal(out.shape)
+    gx, gw = em.autograd.grad(out, (x64, w64), em.tensor(g), create_graph=True)
+    np.testing.assert_allclose(one[1], gx.detach().numpy(), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(one[2], gw.detach().numpy(), rtol=1e-4, atol=1e-2)
+    # the weight gradient also against its definition: gw[f, c, i, j] = sum of g[n, f, y, x] * xpad[n, c, y*s+i, x*s+j]
+    kh, kw = ws[2:]
+    xpad = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    win = np.lib.stride_tricks.sliding_window_view(xpad, (kh, kw), axis=(2, 3))[:, :, ::stride, ::stride]
+    np.testing.assert_allclose(one[2], np.einsum("nfyx,ncyxij->fcij", g, win), rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,pad", [((3, 8, 32, 32), (1, 1, 1, 1)), ((2, 16, 16, 16), (2, 0, 1, 3)),
+                                       ((2, 3, 32, 32), (0, 0, 0, 0))])
+def test_padded_nhwc_copy_matches_np_pad(dtype, shape, pad):
+    # 32x32 planes are 4 KiB apart (float32) or 8 KiB (float64): the staged transpose; the others the direct one
+    x = rng.standard_normal(shape).astype(dtype)
+    pt, pb, pl, pr = pad
+    g = conv_kernels.ConvGeometry((1, 1), (1, 1), pad, 1, (3, 3), shape[2:], shape[2:])
+    ref = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr))).transpose(0, 2, 3, 1)
+    out = conv_kernels.padded_nhwc(x, g)
+    assert out.flags.c_contiguous and np.array_equal(out, ref)
+
+
+def test_conv2d_on_4k_planes_matches_einsum_reference():
+    x = rng.standard_normal((2, 8, 32, 32)).astype(np.float32)
+    w = rng.standard_normal((4, 8, 3, 3)).astype(np.float32)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (1, 1), (1, 1)))
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # (N, C, 32, 32, 3, 3)
+    ref = np.einsum("nchwij,fcij->nfhw", win, w.astype(np.float64))
+    np.testing.assert_allclose(F.conv2d(em.tensor(x), em.tensor(w), padding=1).numpy(), ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("padding,dilation", [((1, 2), (1, 1)), ("same", (2, 1)), ((0, 0), (1, 2))])
+def test_stride_one_col2im_kernels_gradcheck_and_agree(monkeypatch, kernel_path, padding, dilation):
+    # the input gradient by col2im: on flat planes (stride 1), and tap-major / NCHW with the flat kernel switched off
+    monkeypatch.setattr(conv_kernels, "_full_conv_cheaper", lambda g, f, c: False)
+    x = em.tensor(rng.standard_normal((2, 3, 6, 7)), requires_grad=True)
+    w = em.tensor(rng.standard_normal((4, 3, 2, 3)), requires_grad=True)
+
+    def fn(a, b):
+        return F.conv2d(a, b, padding=padding, dilation=dilation)
+    g = em.tensor(rng.standard_normal(fn(x, w).shape))
+    grads = []
+    for flat in (True, False):
+        monkeypatch.setattr(conv_kernels, "_FLAT_COL2IM", flat)
+        assert gradcheck(fn, (x, w))
+        grads.append(em.autograd.grad(fn(x, w), x, g)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)

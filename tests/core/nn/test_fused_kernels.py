@@ -176,6 +176,84 @@ def test_max_pool_backward_routes_to_the_first_maximum(dtype):
     assert gx[0, 0, 0, 0] == g[0, 0, 0, 0] and gx[0, 0, 0, 1] == 0
 
 
+def _naive_max_pool(x, g, k, s, p, d, ceil_mode):
+    """Window by window: the value, the flat plane index of the first maximum (the last NaN if any, PyTorch's CPU
+    rule) and the gradient routed there."""
+    n, c, h, w = x.shape
+    oh, ow = (F._pooling.pool_out_len(size, kk, pp, ss, dd, ceil_mode) for size, kk, pp, ss, dd in
+              zip((h, w), k, p, s, d))
+    out = np.empty((n, c, oh, ow), dtype=x.dtype)
+    idx = np.empty((n, c, oh, ow), dtype=np.int64)
+    gx = np.zeros_like(x)
+    for b, ch, i, j in np.ndindex(n, c, oh, ow):
+        best, where = -np.inf, None
+        for a in range(k[0]):
+            for e in range(k[1]):
+                r, q = i * s[0] - p[0] + a * d[0], j * s[1] - p[1] + e * d[1]
+                if 0 <= r < h and 0 <= q < w:
+                    v = x[b, ch, r, q]
+                    if where is None or v > best or np.isnan(v):
+                        best, where = v, r * w + q
+        out[b, ch, i, j], idx[b, ch, i, j] = best, where
+        gx[b, ch, where // w, where % w] += g[b, ch, i, j]
+    return out, idx, gx
+
+
+POOL_CASES = [  # kernel, stride, padding, dilation, ceil_mode, (H, W)
+    ((2, 2), (2, 2), (0, 0), (1, 1), False, (8, 6)),  # windows tile the input: gradient written in place
+    ((2, 2), (2, 2), (0, 0), (1, 1), False, (7, 9)),  # a leftover row and column get zero
+    ((3, 3), (2, 2), (1, 1), (1, 1), False, (7, 8)),  # overlapping, padded windows: += per tap
+    ((2, 3), (2, 1), (1, 0), (2, 1), True, (9, 7)),  # dilation and ceil_mode
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_max_pool_tap_indices_match_window_by_window_reference(dtype, case):
+    k, s, p, d, ceil_mode, (h, w) = case
+    x = np.maximum(rng.standard_normal((2, 3, h, w)), 0).astype(dtype)  # after ReLU: many all-zero windows (ties)
+    x[0, 0, 0, :3] = 2.0  # an explicit tie on the first row
+    oh, ow = (F._pooling.pool_out_len(size, kk, pp, ss, dd, ceil_mode) for size, kk, pp, ss, dd in
+              zip((h, w), k, p, s, d))
+    g = rng.standard_normal((2, 3, oh, ow)).astype(dtype)
+    ref, ref_idx, ref_gx = _naive_max_pool(x, g, k, s, p, d, ceil_mode)
+
+    def pool(a):
+        return F.max_pool2d(a, k, s, p, d, ceil_mode)
+    out, (gx,) = _grads(pool, [x], g)
+    assert np.array_equal(out, ref)
+    np.testing.assert_allclose(gx, ref_gx, **TOL[dtype])  # overlapping windows add in another order
+    _, (gx2,) = _grads(pool, [x], g, create_graph=True)  # the composed rule: scatter_add at the plane indices
+    np.testing.assert_allclose(gx2, ref_gx, **TOL[dtype])
+    _, idx = F.max_pool2d(em.tensor(x), k, s, p, d, ceil_mode, return_indices=True)
+    assert np.array_equal(idx.numpy(), ref_idx)
+
+
+def test_max_pool_nan_is_the_maximum_and_its_index_the_last_nan():
+    x = np.array([[[[1.0, np.nan, 5.0, np.nan], [0.0, 2.0, 3.0, 4.0]]]])
+    out, idx = F.max_pool2d(em.tensor(x), (1, 4), return_indices=True)
+    assert np.isnan(out.numpy()[0, 0, 0, 0]) and out.numpy()[0, 0, 1, 0] == 4.0
+    assert idx.numpy().ravel().tolist() == [3, 7]  # as torch 2.x on CPU
+    xt = em.tensor(x, requires_grad=True)
+    F.max_pool2d(xt, (1, 4)).sum().backward()
+    assert xt.grad.numpy().ravel().tolist() == [0, 0, 0, 1, 0, 0, 0, 1]
+
+
+def test_max_pool_keeps_tap_indices_not_the_output():
+    x = em.tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32), requires_grad=True)
+    y = F.max_pool2d(x, 2)
+    assert y.grad_fn.taps.dtype == np.uint8 and y.grad_fn.taps.shape == (2, 3, 4, 4)
+    y.mul_(2)  # PyTorch saves the indices, not the output: an in-place change of the output is allowed
+    y.sum().backward()
+    assert x.grad.numpy().sum() == pytest.approx(2 * 2 * 3 * 4 * 4)
+    x2 = em.tensor(rng.standard_normal((1, 1, 4, 4)), requires_grad=True)
+    a = x2 * 1
+    z = F.max_pool2d(a, 2)
+    a.add_(1)  # but the input is saved: changing it in place is an error at backward, as in PyTorch
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
 # ---------------------------------------------------------------------------------------------------- BLAS sums
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
 def test_blas_sums_equal_numpy_sums(dtype):
