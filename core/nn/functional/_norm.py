@@ -17,6 +17,7 @@ import math
 import numbers
 
 from ... import threads
+from ...device import array_module as _xp_of  # the one array-module lookup (core/device.py)
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
 from ._sums import as_shape, sum_leading, sum_trailing
@@ -115,11 +116,6 @@ def _backward_arrays(g, xhat, invstd, w, b_shape, axes, need_x, need_w, need_b):
     gx -= xhat * proj
     gx *= invstd
     return gx, gw, gb
-
-
-def _xp_of(a):
-    from ...device import array_module
-    return array_module(a)
 
 
 # Fast paths for the two common layouts of contiguous float inputs, viewed as 3-D ``(lead, mid, k)``:
