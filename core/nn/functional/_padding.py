@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 
 from ...autograd.graph import Node
+from ...device import array_module as _xp_of  # the one array-module lookup (core/device.py)
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
 
 __all__ = ["pad"]
@@ -33,7 +34,6 @@ def _crop_or_pad_constant(xp, a, dim_pads, value):
 
 def pad_array(a, dim_pads, mode, value=0):
     """Pad array ``a``; ``dim_pads`` is a sequence of ``(dim, before, after)``."""
-    from ._conv import _xp_of
     xp = _xp_of(a)
     if mode == "constant":
         return xp.ascontiguousarray(_crop_or_pad_constant(xp, a, dim_pads, value))
@@ -51,7 +51,6 @@ def _take(a, d, start, stop):
 
 def pad_adjoint_array(g, dim_pads, mode, in_shape):
     """The adjoint of :func:`pad_array` (its vector-Jacobian product) for an input of shape ``in_shape``."""
-    from ._conv import _xp_of
     xp = _xp_of(g)
     if mode == "constant":
         return xp.ascontiguousarray(_crop_or_pad_constant(xp, g, [(d, -lo, -hi) for d, lo, hi in dim_pads], 0))

@@ -24,7 +24,8 @@ import numpy as np
 from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
-from ._conv import _ntuple, _xp_of
+from ...device import array_module as _xp_of  # the one array-module lookup (core/device.py)
+from ._conv import _ntuple
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
@@ -205,8 +206,7 @@ def _max_forward_part(x, g, out, which):
 def _plane_indices(which, g):
     """Flat indices into each input plane (PyTorch's ``return_indices`` values) from window-order tap indices."""
     xp = _xp_of(which)
-    (kh, kw), (s1, s2), (d1, d2), (p1, p2), (oh, ow), (_, w) = g.kernel, g.stride, g.dilation, g.pad, g.out_size, \
-        g.in_size
+    kw, (s1, s2), (d1, d2), (p1, p2), (oh, ow), w = g.kernel[1], g.stride, g.dilation, g.pad, g.out_size, g.in_size[1]
     which = which.astype(np.int64)
     rows = xp.arange(oh).reshape(oh, 1) * s1 - p1 + (which // kw) * d1
     cols = xp.arange(ow) * s2 - p2 + (which % kw) * d2

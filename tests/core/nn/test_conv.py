@@ -6,7 +6,7 @@ import ember as em
 from ember.autograd import gradcheck, gradgradcheck
 from ember.core import nn
 from ember.core.nn import functional as F
-from ember.core.nn.functional import _conv as conv_kernels
+from ember.core.nn.functional import _conv_kernels as conv_kernels
 
 
 def naive_conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):

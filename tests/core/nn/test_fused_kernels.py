@@ -8,7 +8,7 @@ import pytest
 import ember as em
 from ember.autograd import gradcheck, gradgradcheck
 from ember.core.nn import functional as F
-from ember.core.nn.functional import _conv, _norm
+from ember.core.nn.functional import _conv_kernels, _norm
 
 rng = np.random.default_rng(0)
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-6), np.float64: dict(rtol=1e-12, atol=1e-13)}
@@ -79,7 +79,7 @@ def test_gelu_gradcheck_and_gradgradcheck():
 
 # ---------------------------------------------------------------------------------------------------- conv
 def _force_input_grad_path(monkeypatch, full_conv):
-    monkeypatch.setattr(_conv, "_full_conv_cheaper", lambda g, f, c: full_conv)
+    monkeypatch.setattr(_conv_kernels, "_full_conv_cheaper", lambda g, f, c: full_conv)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -105,10 +105,10 @@ def test_conv_input_gradient_paths_agree(monkeypatch, dtype, shape):
 
 
 def test_choice_of_input_gradient_path():
-    lenet2 = _conv.ConvGeometry((1, 1), (1, 1), (0, 0, 0, 0), 1, (5, 5), (14, 14), (10, 10))
-    vgg = _conv.ConvGeometry((1, 1), (1, 1), (1, 1, 1, 1), 1, (3, 3), (32, 32), (32, 32))
-    assert not _conv._full_conv_cheaper(lenet2, 16, 6)  # widening layer: col2im
-    assert _conv._full_conv_cheaper(vgg, 32, 32)  # same width: the full convolution
+    lenet2 = _conv_kernels.ConvGeometry((1, 1), (1, 1), (0, 0, 0, 0), 1, (5, 5), (14, 14), (10, 10))
+    vgg = _conv_kernels.ConvGeometry((1, 1), (1, 1), (1, 1, 1, 1), 1, (3, 3), (32, 32), (32, 32))
+    assert not _conv_kernels._full_conv_cheaper(lenet2, 16, 6)  # widening layer: col2im
+    assert _conv_kernels._full_conv_cheaper(vgg, 32, 32)  # same width: the full convolution
 
 
 @pytest.mark.parametrize("full", [True, False])
