@@ -37,10 +37,16 @@ class AddmmBackward0(Node):
         if not GRAD_ENABLED[0]:
             g2 = grad._data.reshape(-1, out_f)
             xp = grad._xp
+            pairs = []  # the input and weight gradients are independent products: computed side by side
             if nf[0] is not None:
-                gx = wrap(threads.matmul(xp, g2, w._data).reshape(x._data.shape))
+                pairs.append((g2, w._data))
             if nf[1] is not None:
-                gw = wrap(threads.matmul(xp, g2.T, x._data.reshape(-1, in_f)))
+                pairs.append((g2.T, x._data.reshape(-1, in_f)))
+            prods = threads.matmuls(xp, pairs)
+            if nf[0] is not None:
+                gx = wrap(prods.pop(0).reshape(x._data.shape))
+            if nf[1] is not None:
+                gw = wrap(prods.pop(0))
             if has_bias and nf[2] is not None:
                 gb = wrap(sum_leading(xp, g2, 1))
         else:
