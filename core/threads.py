@@ -264,8 +264,9 @@ def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):
     return out
 
 
-def _gemm_parts(xp, a, b, out, parts):
-    """``parts`` single-threaded BLAS calls that together write ``out = a @ b`` (2-D), as zero-argument tasks.
+def _gemm_parts(xp, a, b, out, parts, bias=None):
+    """``parts`` single-threaded BLAS calls that together write ``out = a @ b (+ bias)`` (2-D), as zero-argument
+    tasks; each part adds its slice of ``bias`` right after its product, while that slice is still in cache.
 
     Each part re-packs the whole operand it does not split, so the split goes along the longer side of ``out``:
     blocks of rows re-pack ``b`` (``k*n``), blocks of columns re-pack ``a`` (``m*k``). Parts are multiples of
@@ -275,11 +276,17 @@ def _gemm_parts(xp, a, b, out, parts):
     extent = m if rows else n
     step = -(-extent // max(1, parts))
     step = -(-step // _ROW_ALIGN) * _ROW_ALIGN
-    if step >= extent:
-        return [lambda: xp.matmul(a, b, out=out)]
-    if rows:
-        return [lambda lo=lo: xp.matmul(a[lo:lo + step], b, out=out[lo:lo + step]) for lo in range(0, m, step)]
-    return [lambda lo=lo: xp.matmul(a, b[:, lo:lo + step], out=out[:, lo:lo + step]) for lo in range(0, n, step)]
+
+    def part(lo, hi):
+        if rows:
+            o = xp.matmul(a[lo:hi], b, out=out[lo:hi])
+            if bias is not None:
+                o += bias
+        else:
+            o = xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+            if bias is not None:
+                o += bias[lo:hi] if bias.ndim else bias
+    return [lambda lo=lo: part(lo, lo + step) for lo in range(0, extent, step)]
 
 
 def _run_tasks(tasks):
@@ -294,10 +301,19 @@ def _run_tasks(tasks):
         pool.run(tasks)
 
 
-def matmul(xp, a, b, out=None):
+def matmul(xp, a, b, out=None, bias=None):
     """``a @ b`` (NumPy's rules), split across the threads when the GEMM is big enough: 2-D products by blocks of
-    rows or of columns (whichever re-packs less), stacks of matrices with equal batch dimensions by matrices."""
-    if getattr(xp, "__name__", "") != "numpy":  # a GPU library runs its own parallel GEMM
+    rows or of columns (whichever re-packs less), stacks of matrices with equal batch dimensions by matrices.
+
+    ``bias`` (2-D products only: a vector over the columns, of the result's dtype) is added to the product, part by
+    part right after each part's GEMM, so the addition is split across the threads too and reads a hot cache.
+    """
+    if bias is not None:
+        if a.ndim != 2 or b.ndim != 2 or getattr(xp, "__name__", "") != "numpy":
+            res = matmul(xp, a, b, out=out)
+            res += bias
+            return res
+    elif getattr(xp, "__name__", "") != "numpy":  # a GPU library runs its own parallel GEMM
         return xp.matmul(a, b, out=out)
     if a.ndim != 2 or b.ndim != 2:
         if (a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or get_num_threads() <= 1
@@ -318,10 +334,13 @@ def matmul(xp, a, b, out=None):
     if m * k * n < GEMM_GRAIN * 2 or threads <= 1:
         if not _state["blas_pinned"]:
             _pin_blas()
-        return xp.matmul(a, b, out=out)
+        res = xp.matmul(a, b, out=out)
+        if bias is not None:
+            res += bias
+        return res
     if out is None:
         out = xp.empty((m, n), dtype=xp.result_type(a, b))
-    _run_tasks(_gemm_parts(xp, a, b, out, min(threads * PARTS_PER_THREAD, m * k * n // GEMM_GRAIN)))
+    _run_tasks(_gemm_parts(xp, a, b, out, min(threads * PARTS_PER_THREAD, m * k * n // GEMM_GRAIN), bias))
     return out
 
 

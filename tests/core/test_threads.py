@@ -226,3 +226,17 @@ def test_attention_equal_across_threads_and_to_the_composed_form(dtype):
     tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
     for a, b in zip(one, ref):
         np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("bias_shape", [(4096,), ()])
+def test_split_gemm_adds_the_bias_part_by_part(restore_threads, bias_shape):
+    a = rng.standard_normal((128, 784)).astype(np.float32)
+    b = rng.standard_normal((784, 4096)).astype(np.float32)  # split by columns
+    bias = rng.standard_normal(bias_shape).astype(np.float32)
+    one = _at_threads(1, lambda: threads.matmul(np, a, b, bias=bias))
+    two = _at_threads(2, lambda: threads.matmul(np, a, b, bias=bias))
+    np.testing.assert_allclose(one, a @ b + bias, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(_at_threads(2, lambda: threads.matmul(np, a.T.T, b.T.T[:, :64], bias=bias[:64]
+                                                                     if bias.ndim else bias)),
+                               a @ b[:, :64] + (bias[:64] if bias.ndim else bias), rtol=1e-5, atol=1e-3)
