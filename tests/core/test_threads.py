@@ -240,3 +240,23 @@ def test_split_gemm_adds_the_bias_part_by_part(restore_threads, bias_shape):
     np.testing.assert_allclose(_at_threads(2, lambda: threads.matmul(np, a.T.T, b.T.T[:, :64], bias=bias[:64]
                                                                      if bias.ndim else bias)),
                                a @ b[:, :64] + (bias[:64] if bias.ndim else bias), rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["AdamW", "SGD"])
+def test_optimizer_groups_of_parameters_update_side_by_side_bit_identically(name):
+    shapes = [(384, 128), (384,), (512, 128), (128, 512), (128,)] * 3  # ~0.6M elements: split into two groups
+
+    def run():
+        g = np.random.default_rng(3)
+        params = [em.tensor(g.standard_normal(s).astype(np.float32), requires_grad=True) for s in shapes]
+        opt = em.optim.AdamW(params, lr=1e-2) if name == "AdamW" else em.optim.SGD(params, lr=0.1, momentum=0.9)
+        for _ in range(3):
+            for p in params:
+                p.grad = em.tensor(g.standard_normal(p.shape).astype(np.float32))
+            opt.step()
+        return [p.detach().numpy() for p in params] + [s.numpy() for st in opt.state.values()
+                                                        for s in st.values() if isinstance(s, em.Tensor)]
+    one, two = _at_threads(1, run), _at_threads(2, run)
+    assert len(one) == len(two) > len(shapes)
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)
