@@ -453,8 +453,10 @@ def _fast_binary(full, node_cls, ufunc_name):
         except AttributeError:
             return full(self, other)
         a = self._data
-        # other dtypes (ints for true division, bools) need the full op's promotion and checks
-        if a.dtype is not b.dtype or type(a) is not type(b) or a.dtype.kind not in "fc":
+        # other dtypes (ints for true division, bools) need the full op's promotion and checks; the dtype is read
+        # once (an ndarray attribute lookup is a measurable part of a one-element op)
+        dtype = a.dtype
+        if dtype is not b.dtype or type(a) is not type(b) or dtype.kind not in "fc":
             return full(self, other)
         try:
             out = wrap(ufunc(a, b))
