@@ -3,8 +3,11 @@
 * **BLAS runs single-threaded.** OpenBLAS's worker threads spin-wait between calls, so a threaded BLAS takes the
   other cores away from everything that is not a GEMM (on a busy machine it makes training slower, not faster).
   ember pins the BLAS pool to one thread when it is imported, and splits GEMMs that are big enough to gain across
-  its own pool instead (each part is one single-threaded BLAS call on a block of rows).
-  Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it.
+  its own pool instead: each part is one single-threaded BLAS call on a block of rows or of columns, whichever
+  re-packs less, and adds its slice of a bias while it is in cache (:func:`matmul`). Independent products, such as
+  a linear layer's input and weight gradients, run side by side rather than each split (:func:`matmuls`).
+  Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it. Distributed ranks take their share
+  of the cores through :func:`set_num_threads` too (``core/distributed/threads.py``).
 * **Large kernels are chunked.** Elementwise, activation, normalization, softmax, reduction, im2col/col2im and
   pooling kernels split their work into one contiguous part per thread; NumPy releases the GIL inside its loops, so
   the parts run in parallel. Elementwise parts are the same computation on disjoint ranges, so results are
