@@ -195,8 +195,17 @@ def test_gemm_split_along_rows_or_columns_equals_one_call(restore_threads):
     for a_shape, b_shape in [((128, 784), (784, 4096)), ((4096, 784), (784, 128))]:  # columns, then rows
         a = rng.standard_normal(a_shape).astype(np.float32)
         b = rng.standard_normal(b_shape).astype(np.float32)
-        parts = threads._gemm_parts(np, a, b, np.empty((a_shape[0], b_shape[1]), np.float32), 2)
+        out = np.full((a_shape[0], b_shape[1]), np.nan, np.float32)
+        parts = threads._gemm_parts(np, a, b, out, 2)
         assert len(parts) == 2
+        parts[0]()  # the first part fills the first half of the longer side of the output, nothing else
+        half = np.isnan(out)
+        if a_shape[0] < b_shape[1]:
+            assert not half[:, :b_shape[1] // 2].any() and half[:, b_shape[1] // 2:].all()
+        else:
+            assert not half[:a_shape[0] // 2].any() and half[a_shape[0] // 2:].all()
+        parts[1]()
+        np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-3)
         np.testing.assert_allclose(threads.matmul(np, a, b), a @ b, rtol=1e-5, atol=1e-3)
 
 
