@@ -2,7 +2,11 @@
 
 Every figure is a ratio to plain NumPy doing the same arithmetic, measured in the same run:
 
-    python benchmarks/core_ops.py
+    python benchmarks/core_ops.py [--torch-python PYTHON]
+
+With ``--torch-python`` (or ``$EMBER_BENCH_TORCH_PYTHON``; an interpreter of a venv with torch, see
+``benchmarks/jobs.py``) the tiny backward is also timed in PyTorch, in a subprocess of the same run, and reported
+as a ratio to it.
 """
 from __future__ import annotations
 
@@ -19,6 +23,22 @@ import ember as em
 def best(fn, number, repeat=7):
     """Best time per call in seconds."""
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+TINY_BACKWARD = """
+import timeit, {lib} as t
+a, b = t.ones(1, requires_grad=True), t.ones(1, requires_grad=True)
+def tiny():
+    (a * b + a).sum().backward()
+print(min(timeit.repeat(tiny, number=10_000, repeat=7)) / 10_000)
+"""
+
+
+def torch_tiny_backward(python):
+    """Seconds per ``(a*b + a).sum().backward()`` in PyTorch, run by ``python`` (a venv with torch)."""
+    out = subprocess.run([python, "-c", TINY_BACKWARD.format(lib="torch")], capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def per_op_overhead():
@@ -132,8 +152,18 @@ def import_time():
             ("python -c 'import ember' (wall)", t_wall * 1e3, "ms", t_wall / (t_py or 1), "<= 300 ms")]
 
 
-def main():
-    rows = per_op_overhead() + mlp_step() + import_time()
+def main(argv=None):
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--torch-python", default=os.environ.get("EMBER_BENCH_TORCH_PYTHON"),
+                        help="interpreter of a venv with torch: also time the tiny backward in PyTorch")
+    args = parser.parse_args(argv)
+    rows = per_op_overhead()
+    if args.torch_python:
+        t_em = rows[-1][1] * 1e-6
+        t_pt = torch_tiny_backward(args.torch_python)
+        rows.append(("(a*b + a).sum().backward(), torch", t_pt * 1e6, "us", t_em / t_pt, "ember/torch <= 0.55x"))
+    rows += mlp_step() + import_time()
     print(f"{'benchmark':40s} {'time':>10s} {'unit':4s} {'ratio':>8s}  target")
     print("-" * 78)
     for name, value, unit, ratio, target in rows:

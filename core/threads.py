@@ -3,8 +3,11 @@
 * **BLAS runs single-threaded.** OpenBLAS's worker threads spin-wait between calls, so a threaded BLAS takes the
   other cores away from everything that is not a GEMM (on a busy machine it makes training slower, not faster).
   ember pins the BLAS pool to one thread when it is imported, and splits GEMMs that are big enough to gain across
-  its own pool instead (each part is one single-threaded BLAS call on a block of rows).
-  Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it.
+  its own pool instead: each part is one single-threaded BLAS call on a block of rows or of columns, whichever
+  re-packs less, and adds its slice of a bias while it is in cache (:func:`matmul`). Independent products, such as
+  a linear layer's input and weight gradients, run side by side rather than each split (:func:`matmuls`).
+  Set ``EMBER_BLAS_THREADS=keep`` to leave the BLAS pool as NumPy configured it. Distributed ranks take their share
+  of the cores through :func:`set_num_threads` too (``core/distributed/threads.py``).
 * **Large kernels are chunked.** Elementwise, activation, normalization, softmax, reduction, im2col/col2im and
   pooling kernels split their work into one contiguous part per thread; NumPy releases the GIL inside its loops, so
   the parts run in parallel. Elementwise parts are the same computation on disjoint ranges, so results are
@@ -23,13 +26,16 @@ from typing import Callable, List, Optional, Sequence, Tuple
 from .blas import set_blas_threads, wheel_blas_setter
 
 __all__ = ["set_num_threads", "get_num_threads", "pin_blas", "parallel_for", "map_parts", "chunks", "elementwise",
-           "matmul", "ELEMENTWISE_GRAIN"]
+           "matmul", "matmuls", "ELEMENTWISE_GRAIN", "GEMM_GRAIN", "TASK_GRAIN"]
 
 # Elements per part below which chunking costs more than it gains (a queue hand-off is ~10-30 us; a float32 ufunc
 # pass over 128k elements is ~50-100 us).
 ELEMENTWISE_GRAIN = 1 << 17
-# Multiply-adds below which a GEMM stays on one thread.
+# Multiply-adds below which a GEMM stays on one thread (splitting one GEMM re-packs an operand per part).
 GEMM_GRAIN = 1 << 23
+# Multiply-adds below which independent products (:func:`matmuls`) run one after the other: side by side, nothing
+# is packed twice, so only the hand-off (~10-30 us) has to be paid for (a 2M multiply-add GEMM is ~20 us).
+TASK_GRAIN = 1 << 21
 # Parts per thread of a parallel region. One: smaller parts mean more, shorter NumPy calls, whose Python overhead
 # holds the GIL (4 parts per thread measured 20% slower than 1 on LeNet at 2 threads). The parts are still claimed
 # dynamically, so the caller takes the part of a worker the OS has not scheduled yet.
@@ -261,10 +267,56 @@ def elementwise(fn, out, *inputs, grain: int = ELEMENTWISE_GRAIN):
     return out
 
 
-def matmul(xp, a, b, out=None):
+def _gemm_parts(xp, a, b, out, parts, bias=None):
+    """``parts`` single-threaded BLAS calls that together write ``out = a @ b (+ bias)`` (2-D), as zero-argument
+    tasks; each part adds its slice of ``bias`` right after its product, while that slice is still in cache.
+
+    Each part re-packs the whole operand it does not split, so the split goes along the longer side of ``out``:
+    blocks of rows re-pack ``b`` (``k*n``), blocks of columns re-pack ``a`` (``m*k``). Parts are multiples of
+    :data:`_ROW_ALIGN`, so the BLAS micro-kernels see the same blocking as in one call."""
+    m, n = out.shape
+    rows = m >= n
+    extent = m if rows else n
+    step = -(-extent // max(1, parts))
+    step = -(-step // _ROW_ALIGN) * _ROW_ALIGN
+
+    def part(lo, hi):
+        if rows:
+            o = xp.matmul(a[lo:hi], b, out=out[lo:hi])
+            if bias is not None:
+                o += bias
+        else:
+            o = xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
+            if bias is not None:
+                o += bias[lo:hi] if bias.ndim else bias
+    return [lambda lo=lo: part(lo, lo + step) for lo in range(0, extent, step)]
+
+
+def _run_tasks(tasks):
+    if len(tasks) == 1:
+        tasks[0]()
+        return
+    pool = _pool()
+    if pool is None:
+        for task in tasks:
+            task()
+    else:
+        pool.run(tasks)
+
+
+def matmul(xp, a, b, out=None, bias=None):
     """``a @ b`` (NumPy's rules), split across the threads when the GEMM is big enough: 2-D products by blocks of
-    rows (or of columns when there are few rows), stacks of matrices with equal batch dimensions by matrices."""
-    if getattr(xp, "__name__", "") != "numpy":  # a GPU library runs its own parallel GEMM
+    rows or of columns (whichever re-packs less), stacks of matrices with equal batch dimensions by matrices.
+
+    ``bias`` (2-D products only: a vector over the columns, of the result's dtype) is added to the product, part by
+    part right after each part's GEMM, so the addition is split across the threads too and reads a hot cache.
+    """
+    if bias is not None:
+        if a.ndim != 2 or b.ndim != 2 or getattr(xp, "__name__", "") != "numpy":
+            res = matmul(xp, a, b, out=out)
+            res += bias
+            return res
+    elif getattr(xp, "__name__", "") != "numpy":  # a GPU library runs its own parallel GEMM
         return xp.matmul(a, b, out=out)
     if a.ndim != 2 or b.ndim != 2:
         if (a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or get_num_threads() <= 1
@@ -281,18 +333,41 @@ def matmul(xp, a, b, out=None):
         return out
     m, k = a.shape
     n = b.shape[1]
-    if m * k * n < GEMM_GRAIN * 2 or get_num_threads() <= 1:
+    threads = get_num_threads()
+    if m * k * n < GEMM_GRAIN * 2 or threads <= 1:
         if not _state["blas_pinned"]:
             _pin_blas()
-        return xp.matmul(a, b, out=out)
+        res = xp.matmul(a, b, out=out)
+        if bias is not None:
+            res += bias
+        return res
     if out is None:
         out = xp.empty((m, n), dtype=xp.result_type(a, b))
-    if m >= 2 * _ROW_ALIGN or m >= n:
-        def part(lo, hi):
-            xp.matmul(a[lo:hi], b, out=out[lo:hi])
-        parallel_for(m, part, grain=max(_ROW_ALIGN, GEMM_GRAIN // max(1, k * n)), align=_ROW_ALIGN)
-    else:  # few rows, many columns: split the columns
-        def part(lo, hi):
-            xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi])
-        parallel_for(n, part, grain=max(_ROW_ALIGN, GEMM_GRAIN // max(1, k * m)), align=_ROW_ALIGN)
+    _run_tasks(_gemm_parts(xp, a, b, out, min(threads * PARTS_PER_THREAD, m * k * n // GEMM_GRAIN), bias))
     return out
+
+
+def matmuls(xp, pairs):
+    """``[a @ b for a, b in pairs]`` for independent 2-D products (a backward's input and weight gradients).
+
+    With threads, the products run side by side, each as single-threaded BLAS calls: unlike splitting one GEMM, no
+    operand is packed twice and one hand-off serves them all. Each product gets a share of the threads in
+    proportion to its size (at least one part), and the parts are claimed dynamically. Products too small to gain
+    (below :data:`TASK_GRAIN` multiply-adds each) run one after the other on the calling thread.
+    """
+    threads = get_num_threads()
+    if (threads <= 1 or len(pairs) < 2 or getattr(xp, "__name__", "") != "numpy"
+            or any(a.ndim != 2 or b.ndim != 2 for a, b in pairs)):
+        return [matmul(xp, a, b) for a, b in pairs]
+    sizes = [a.shape[0] * a.shape[1] * b.shape[1] for a, b in pairs]
+    if min(sizes) < TASK_GRAIN:
+        return [matmul(xp, a, b) for a, b in pairs]
+    total = sum(sizes)
+    outs, tasks = [], []
+    for (a, b), size in zip(pairs, sizes):
+        out = xp.empty((a.shape[0], b.shape[1]), dtype=xp.result_type(a, b))
+        outs.append(out)
+        share = max(1, min(round(threads * size / total), size // TASK_GRAIN))
+        tasks += _gemm_parts(xp, a, b, out, share)
+    _run_tasks(tasks)
+    return outs

@@ -1,13 +1,14 @@
-"""BLAS threads per rank: ``cores / local ranks`` unless the user chose.
+"""Intra-op threads per rank: ``cores / local ranks`` unless the user chose.
 
-N ranks on one machine that each run a BLAS with one thread per core oversubscribe the cores N times, which makes
-every matmul slower. Each rank therefore limits its BLAS to ``cores // local_world_size`` threads, unless one of
-``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ``BLIS_NUM_THREADS``,
-``VECLIB_MAXIMUM_THREADS`` or ``NUMEXPR_NUM_THREADS`` is set (the user's choice wins).
+N ranks on one machine that each use one thread per core oversubscribe the cores N times, which makes every kernel
+slower. Each rank therefore runs ``cores // local_world_size`` intra-op threads, unless one of ``OMP_NUM_THREADS``,
+``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``, ``BLIS_NUM_THREADS``, ``VECLIB_MAXIMUM_THREADS`` or
+``NUMEXPR_NUM_THREADS`` is set (the user's choice wins).
 
-The environment variables only act when set before NumPy loads its BLAS, so launchers set them for the processes
-they start (:func:`thread_env`); inside a running process the limit goes through ``threadpoolctl`` when it is
-installed, or else straight through the BLAS library's ``*_set_num_threads`` entry point.
+The count goes through ember's one threading policy (:func:`ember.set_num_threads`, ``core/threads.py``): the BLAS
+library stays single-threaded and ember's own pool splits large GEMMs and kernels. Launchers also set the
+environment variables for the processes they start (:func:`thread_env`), so a rank's default count, and any other
+library in it, already sees its share.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import os
 from typing import Dict, Mapping, Optional
 
 from ..blas import get_blas_threads, set_blas_threads  # noqa: F401  (re-exported: this module's API)
+from ..threads import set_num_threads
 
-__all__ = ["THREAD_VARIABLES", "user_set_threads", "threads_per_rank", "thread_env", "set_blas_threads",
-           "get_blas_threads"]
+__all__ = ["THREAD_VARIABLES", "user_set_threads", "threads_per_rank", "thread_env", "apply_rank_threads",
+           "set_blas_threads", "get_blas_threads"]
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -43,8 +45,10 @@ def thread_env(local_world_size: int, env: Optional[Mapping[str, str]] = None) -
 
 
 def apply_rank_threads(local_world_size: int) -> Optional[int]:
-    """Give this rank ``cores // local_world_size`` BLAS threads unless the user set a count; returns the count set."""
+    """Give this rank ``cores // local_world_size`` threads through :func:`ember.set_num_threads` (BLAS stays
+    single-threaded) unless the user set a count; returns the count set, or ``None``."""
     if user_set_threads() or local_world_size <= 1:
         return None
     n = threads_per_rank(local_world_size)
-    return n if set_blas_threads(n) else None
+    set_num_threads(n)
+    return n

@@ -10,7 +10,7 @@ import numpy as _np  # for errstate only
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
-from ._base import (GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, check_tensor, record, sum_to,
+from ._base import (GRAD_ENABLED, Tensor, _edge, binary_arrays, broadcast_error, check_tensor, record, sum_to,
                     tensor_method, wrap)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -446,6 +446,7 @@ absolute = abs
 def _fast_binary(full, node_cls, ufunc_name):
     import operator
     ufunc = getattr(operator, ufunc_name)
+    saves_inputs = node_cls is not AddBackward0 and node_cls is not SubBackward0
 
     def op(self, other):
         try:
@@ -453,8 +454,10 @@ def _fast_binary(full, node_cls, ufunc_name):
         except AttributeError:
             return full(self, other)
         a = self._data
-        # other dtypes (ints for true division, bools) need the full op's promotion and checks
-        if a.dtype is not b.dtype or type(a) is not type(b) or a.dtype.kind not in "fc":
+        # other dtypes (ints for true division, bools) need the full op's promotion and checks; the dtype is read
+        # once (an ndarray attribute lookup is a measurable part of a one-element op)
+        dtype = a.dtype
+        if dtype is not b.dtype or type(a) is not type(b) or dtype.kind not in "fc":
             return full(self, other)
         try:
             out = wrap(ufunc(a, b))
@@ -462,12 +465,17 @@ def _fast_binary(full, node_cls, ufunc_name):
             raise broadcast_error(a.shape, b.shape) from None
         if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
             node = node_cls()
-            if node_cls is AddBackward0 or node_cls is SubBackward0:
-                node.shape_a, node.shape_b, node.alpha = a.shape, b.shape, 1
-            else:
+            node.shape_a, node.shape_b = a.shape, b.shape
+            if saves_inputs:
                 node.save(self, other)
-                node.shape_a, node.shape_b, node.scalar = a.shape, b.shape, None
-            record(node, out, self, other)
+                node.scalar = None
+            else:
+                node.alpha = 1
+            # record(node, out, self, other), inlined: both inputs have the output's dtype, so a complex output has
+            # no real input to mark
+            node.next_functions = (_edge(self), _edge(other))
+            out._requires_grad = True
+            out.grad_fn = node
         return out
     op.__name__ = f"__{ufunc_name}__"
     return op

@@ -11,6 +11,7 @@ a large model costs about what the same update written by hand in NumPy costs.
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
@@ -426,6 +427,7 @@ class Optimizer:
         ``_update(param, grad, state, *options)``. Returns the closure's loss.
         """
         loss = self._eval_closure(closure)
+        calls = []  # (param, grad, state, options), states created first, here on the calling thread
         for group in self.param_groups:
             options = self._group_options(group)
             keeps_state = self._keeps_state(group)
@@ -439,8 +441,34 @@ class Optimizer:
                         self._init_state(p, state, group)
                 else:
                     state = None
-                self._update(p, grad, state, *options)
+                calls.append((p, grad, state, options))
+        self._run_updates(calls)
         return loss
+
+    def _run_updates(self, calls) -> None:
+        """``_update`` for each call; with several threads and enough elements, the parameters are split into one
+        group of about equal size per thread and the groups update side by side (each parameter's update is its
+        own computation, so the result does not depend on the split; each thread has its own scratch)."""
+        from .. import threads
+        total = sum(c[0]._data.size for c in calls)
+        n = threads.get_num_threads()
+        if n <= 1 or len(calls) < 2 or total < 2 * threads.ELEMENTWISE_GRAIN or any(
+                type(c[0]._data) is not np.ndarray for c in calls):
+            for p, grad, state, options in calls:
+                self._update(p, grad, state, *options)
+            return
+        groups, size, target = [[]], 0, total / n
+        for c in calls:
+            if size >= target * len(groups) and len(groups) < n:
+                groups.append([])
+            groups[-1].append(c)
+            size += c[0]._data.size
+
+        def run(lo, hi):
+            for group in groups[lo:hi]:
+                for p, grad, state, options in group:
+                    self._update(p, grad, state, *options)
+        threads.parallel_for(len(groups), run, grain=1)
 
     def _group_options(self, group: dict) -> tuple:
         """The options of ``group`` that ``_update`` takes after ``(param, grad, state)``, read once per group."""
@@ -464,7 +492,7 @@ class Optimizer:
         They are views into one buffer per dtype sized for the largest parameter, reused by every step, so an
         update allocates nothing. Their content is garbage on entry.
         """
-        key = (like.dtype, type(like))
+        key = (like.dtype, type(like), threading.get_ident())  # one buffer per thread (_run_updates)
         n = like.size
         buf = self._scratch_cache.get(key)
         if buf is None or buf.shape[0] < count or buf.shape[1] < n:

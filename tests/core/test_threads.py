@@ -188,3 +188,84 @@ def test_layer_norm_equal_across_threads():
     ln = _forward_backward(lambda a, c, d: F.layer_norm(a, (96,), c, d), x, w, b)
     for one, two in zip(_at_threads(1, ln), _at_threads(2, ln)):
         np.testing.assert_allclose(one, two, rtol=1e-5, atol=1e-4)
+
+
+def test_gemm_split_along_rows_or_columns_equals_one_call(restore_threads):
+    em.set_num_threads(2)
+    for a_shape, b_shape in [((128, 784), (784, 4096)), ((4096, 784), (784, 128))]:  # columns, then rows
+        a = rng.standard_normal(a_shape).astype(np.float32)
+        b = rng.standard_normal(b_shape).astype(np.float32)
+        out = np.full((a_shape[0], b_shape[1]), np.nan, np.float32)
+        parts = threads._gemm_parts(np, a, b, out, 2)
+        assert len(parts) == 2
+        parts[0]()  # the first part fills the first half of the longer side of the output, nothing else
+        half = np.isnan(out)
+        if a_shape[0] < b_shape[1]:
+            assert not half[:, :b_shape[1] // 2].any() and half[:, b_shape[1] // 2:].all()
+        else:
+            assert not half[:a_shape[0] // 2].any() and half[a_shape[0] // 2:].all()
+        parts[1]()
+        np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-3)
+        np.testing.assert_allclose(threads.matmul(np, a, b), a @ b, rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_independent_products_side_by_side(restore_threads, n):
+    em.set_num_threads(n)
+    g = rng.standard_normal((1024, 384)).astype(np.float32)
+    w = rng.standard_normal((384, 256)).astype(np.float32)
+    x = rng.standard_normal((1024, 256)).astype(np.float32)
+    gx, gw = threads.matmuls(np, [(g, w), (g.T, x)])
+    np.testing.assert_allclose(gx, g @ w, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(gw, g.T @ x, rtol=1e-5, atol=1e-3)
+    small = threads.matmuls(np, [(g[:4], w), (g[:4].T, x[:4])])  # too small to gain: computed in turn
+    np.testing.assert_allclose(small[1], g[:4].T @ x[:4], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_attention_equal_across_threads_and_to_the_composed_form(dtype):
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (rng.standard_normal((64, 4, 64, 32)).astype(dtype) for _ in range(3))
+    attn = _forward_backward(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True), q, k, v)
+    one, two = _at_threads(1, attn), _at_threads(2, attn)
+    for a, b in zip(one, two):  # parts hold whole matrices: the split changes nothing
+        assert a.dtype == dtype and np.array_equal(a, b)
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = attn()
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+    for a, b in zip(one, ref):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("bias_shape", [(4096,), ()])
+def test_split_gemm_adds_the_bias_part_by_part(restore_threads, bias_shape):
+    a = rng.standard_normal((128, 784)).astype(np.float32)
+    b = rng.standard_normal((784, 4096)).astype(np.float32)  # split by columns
+    bias = rng.standard_normal(bias_shape).astype(np.float32)
+    one = _at_threads(1, lambda: threads.matmul(np, a, b, bias=bias))
+    two = _at_threads(2, lambda: threads.matmul(np, a, b, bias=bias))
+    np.testing.assert_allclose(one, a @ b + bias, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(two, one, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(_at_threads(2, lambda: threads.matmul(np, a.T.T, b.T.T[:, :64], bias=bias[:64]
+                                                                     if bias.ndim else bias)),
+                               a @ b[:, :64] + (bias[:64] if bias.ndim else bias), rtol=1e-5, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["AdamW", "SGD"])
+def test_optimizer_groups_of_parameters_update_side_by_side_bit_identically(name):
+    shapes = [(384, 128), (384,), (512, 128), (128, 512), (128,)] * 3  # ~0.6M elements: split into two groups
+
+    def run():
+        g = np.random.default_rng(3)
+        params = [em.tensor(g.standard_normal(s).astype(np.float32), requires_grad=True) for s in shapes]
+        opt = em.optim.AdamW(params, lr=1e-2) if name == "AdamW" else em.optim.SGD(params, lr=0.1, momentum=0.9)
+        for _ in range(3):
+            for p in params:
+                p.grad = em.tensor(g.standard_normal(p.shape).astype(np.float32))
+            opt.step()
+        return [p.detach().numpy() for p in params] + [s.numpy() for st in opt.state.values()
+                                                        for s in st.values() if isinstance(s, em.Tensor)]
+    one, two = _at_threads(1, run), _at_threads(2, run)
+    assert len(one) == len(two) > len(shapes)
+    for a, b in zip(one, two):
+        assert np.array_equal(a, b)

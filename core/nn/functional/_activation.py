@@ -380,35 +380,43 @@ def _gelu_forward_exact(x):
     return out, phi
 
 
+# the float32 constants of the kernel, made once: a block makes ~30 NumPy calls, and converting a Python float on
+# each of them is a measurable share of the Python time between calls (time that holds the GIL, which the other
+# threads' parts wait for)
+_F32_INV_SQRT_2, _F32_CLIP, _F32_HALF = np.float32(1 / _SQRT_2), np.float32(4.0), np.float32(0.5)
+_F32_P = tuple(np.float32(c) for c in _ERF32_P)
+_F32_Q = tuple(np.float32(c) for c in _ERF32_Q)
+
+
 def _gelu32_part(out, phi, x):
     out, phi, x = out.reshape(-1), phi.reshape(-1), x.reshape(-1)
     xp = _xp_of(x)
+    multiply = xp.multiply
     n = x.size
-    f32 = np.float32
     u, z, den = (xp.empty(min(n, _GELU_BLOCK), dtype=np.float32) for _ in range(3))
     for lo in range(0, n, _GELU_BLOCK):
         hi = min(n, lo + _GELU_BLOCK)
         m = hi - lo
         ub, zb, db, pb = u[:m], z[:m], den[:m], phi[lo:hi]
-        xp.multiply(x[lo:hi], f32(1 / _SQRT_2), out=ub)
-        xp.clip(ub, f32(-4.0), f32(4.0), out=ub)
-        xp.multiply(ub, ub, out=zb)
-        _horner_into(xp, zb, _ERF32_P, pb)
+        multiply(x[lo:hi], _F32_INV_SQRT_2, out=ub)
+        xp.clip(ub, -_F32_CLIP, _F32_CLIP, out=ub)
+        multiply(ub, ub, out=zb)
+        _horner_into(xp, zb, _F32_P, pb)
         pb *= ub
-        _horner_into(xp, zb, _ERF32_Q, db)
+        _horner_into(xp, zb, _F32_Q, db)
         pb /= db  # erf(x / sqrt 2)
-        pb *= f32(0.5)
-        pb += f32(0.5)
-        xp.multiply(x[lo:hi], pb, out=out[lo:hi])
+        pb *= _F32_HALF
+        pb += _F32_HALF
+        multiply(x[lo:hi], pb, out=out[lo:hi])
 
 
 def _horner_into(xp, z, coeffs, out):
-    """``out = ((c0 z + c1) z + ...) + c_last`` in float32, in place."""
-    xp.multiply(z, np.float32(coeffs[0]), out=out)
+    """``out = ((c0 z + c1) z + ...) + c_last`` in the dtype of the coefficients (float32 scalars), in place."""
+    xp.multiply(z, coeffs[0], out=out)
     for c in coeffs[1:-1]:
-        out += np.float32(c)
+        out += c
         out *= z
-    out += np.float32(coeffs[-1])
+    out += coeffs[-1]
 
 
 def _gelu_backward_exact(g, x, phi):

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, Tensor, record, record_multi, sum_to, wrap
 from ...random import _gen
@@ -37,6 +38,72 @@ def _safe_softmax_(s, xp):
     z[z == 0] = 1
     s /= z
     return s
+
+
+def _row_sums(x, xp):
+    """Sums over the last axis as a product with a ones vector: one BLAS call per matrix instead of NumPy's
+    reduction, which is slow on short rows (about 5x on 64-element rows). Each row's sum depends only on that row."""
+    return xp.matmul(x, xp.ones((x.shape[-1], 1), dtype=x.dtype))
+
+
+def _softmax_rows_(s, xp):
+    """:func:`_safe_softmax_` with the row sums taken by :func:`_row_sums` (in place)."""
+    m = s.max(axis=-1, keepdims=True)
+    m[~xp.isfinite(m)] = 0  # all -inf row: shift by 0 so exp gives zeros instead of nan
+    s -= m
+    xp.exp(s, out=s)
+    z = _row_sums(s, xp)
+    z[z == 0] = 1
+    s /= z
+    return s
+
+
+def _fusable(qa, ka, va, const_mask):
+    """Whether the chunked NumPy kernels apply: equal stacks of matrices and a mask shared by all of them."""
+    return (type(qa) is np.ndarray and qa.ndim >= 3 and qa.shape[:-2] == ka.shape[:-2] == va.shape[:-2]
+            and (const_mask is None or const_mask.ndim <= 2 or all(d == 1 for d in const_mask.shape[:-2])))
+
+
+def _fused_forward(qa, ka, va, const_mask, scale, out, xp):
+    """Probabilities and output of attention without dropout or a float mask, in parts of the leading axis spread
+    over ember's threads (each part is a few large NumPy calls; matrices never straddle parts, so the result does
+    not depend on the split). Writes into ``out`` and returns the probabilities."""
+    L, S = qa.shape[-2], ka.shape[-2]
+    probs = xp.empty(qa.shape[:-2] + (L, S), dtype=qa.dtype)
+    mask = None if const_mask is None else const_mask.reshape(const_mask.shape[-2:])
+
+    def part(lo, hi):
+        kt = xp.swapaxes(ka[lo:hi], -1, -2)
+        s = probs[lo:hi]
+        xp.matmul(qa[lo:hi], kt, out=s)
+        s *= scale
+        if mask is not None:
+            s += mask
+        _softmax_rows_(s, xp)
+        xp.matmul(s, va[lo:hi], out=out[lo:hi])
+    per = probs[:1].size + out[:1].size
+    threads.parallel_for(qa.shape[0], part, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
+    return probs
+
+
+def _fused_backward(grad_out, q, k, v, probs, scale, xp):
+    """``(dq, dk, dv)`` of :func:`_fused_forward` from the saved probabilities, in parts of the leading axis."""
+    gq, gk, gv = xp.empty(q.shape, q.dtype), xp.empty(k.shape, k.dtype), xp.empty(v.shape, v.dtype)
+
+    def part(lo, hi):
+        p, g = probs[lo:hi], grad_out[lo:hi]
+        xp.matmul(xp.swapaxes(p, -1, -2), g, out=gv[lo:hi])
+        ds = xp.matmul(g, xp.swapaxes(v[lo:hi], -1, -2))  # d probs
+        t = ds * p
+        ds -= _row_sums(t, xp)
+        ds *= p  # d scores: p * (dp - sum(dp * p))
+        xp.matmul(ds, k[lo:hi], out=gq[lo:hi])
+        gq[lo:hi] *= scale
+        xp.matmul(xp.swapaxes(ds, -1, -2), q[lo:hi], out=gk[lo:hi])
+        gk[lo:hi] *= scale
+    per = probs[:1].size * 3
+    threads.parallel_for(q.shape[0], part, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
+    return gq, gk, gv
 
 
 def _composed_probs(q, k, scale, mask_t, const_mask):
@@ -72,6 +139,13 @@ class ScaledDotProductAttentionBackward0(Node):
     def apply(self, grad_out, grad_weights=None):
         q, k, v, mask_t = self.saved_tensors
         probs, drop, scale, const_mask = self._ctx
+        if (not GRAD_ENABLED[0] and drop is None and mask_t is None and grad_weights is None
+                and grad_out is not None and _fusable(q._data, k._data, v._data, None)
+                and grad_out._data.shape == q._data.shape[:-1] + v._data.shape[-1:]):
+            gq, gk, gv = _fused_backward(grad_out._data, q._data, k._data, v._data, probs, scale, q._xp)
+            nf = self.next_functions
+            return (wrap(gq) if nf[0] is not None else None, wrap(gk) if nf[1] is not None else None,
+                    wrap(gv) if nf[2] is not None else None, None)
         if GRAD_ENABLED[0]:  # create_graph: the probabilities must be a differentiable function of q, k, mask
             p = _composed_probs(q, k, scale, mask_t, const_mask)
         else:
@@ -120,6 +194,20 @@ def _attention(query, key, value, float_mask, const_mask, dropout_p, scale, need
     """
     xp = query._xp
     qa, ka, va = query._data, key._data, value._data
+    if dropout_p == 0.0 and float_mask is None and not need_weights and _fusable(qa, ka, va, const_mask):
+        shape = qa.shape[:-1] + va.shape[-1:]
+        if like_query and not qa.flags.c_contiguous:
+            buf = _empty_in_layout(qa, shape, xp)
+        else:
+            buf = xp.empty(shape, dtype=qa.dtype)
+        p = _fused_forward(qa, ka, va, const_mask, scale, buf, xp)
+        out = wrap(buf)
+        if GRAD_ENABLED[0] and (query._requires_grad or key._requires_grad or value._requires_grad):
+            node = ScaledDotProductAttentionBackward0()
+            node.save(query, key, value, None)
+            node._ctx = (p, None, scale, const_mask)
+            record(node, out, query, key, value, None)
+        return out, None
     s = qa @ xp.ascontiguousarray(xp.swapaxes(ka, -1, -2))  # a transposed view makes NumPy's batched matmul slow
     s *= scale
     if float_mask is not None:

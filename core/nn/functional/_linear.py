@@ -37,10 +37,16 @@ class AddmmBackward0(Node):
         if not GRAD_ENABLED[0]:
             g2 = grad._data.reshape(-1, out_f)
             xp = grad._xp
+            pairs = []  # the input and weight gradients are independent products: computed side by side
             if nf[0] is not None:
-                gx = wrap(threads.matmul(xp, g2, w._data).reshape(x._data.shape))
+                pairs.append((g2, w._data))
             if nf[1] is not None:
-                gw = wrap(threads.matmul(xp, g2.T, x._data.reshape(-1, in_f)))
+                pairs.append((g2.T, x._data.reshape(-1, in_f)))
+            prods = threads.matmuls(xp, pairs)
+            if nf[0] is not None:
+                gx = wrap(prods.pop(0).reshape(x._data.shape))
+            if nf[1] is not None:
+                gw = wrap(prods.pop(0))
             if has_bias and nf[2] is not None:
                 gb = wrap(sum_leading(xp, g2, 1))
         else:
@@ -86,16 +92,17 @@ def linear(input, weight, bias=None):
         rows = x.size // x.shape[-1] if x.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
-    # x W^T with W^T a transposed view: BLAS reads it in place, no layout copy of either operand
-    if x.ndim == 2:
-        out = threads.matmul(input._xp, x, w.T)
-    else:
-        out = threads.matmul(input._xp, x.reshape(-1, in_f), w.T).reshape(x.shape[:-1] + (w.shape[0],))
+    b = None
     if bias is not None:
         b = bias._data
-        if b.dtype != out.dtype:
+        if b.dtype != x.dtype:
             raise RuntimeError(f"expected bias to have dtype {input.dtype}, but got {bias.dtype}")
-        out += b
+    # x W^T with W^T a transposed view: BLAS reads it in place, no layout copy of either operand; the bias is
+    # added by each part of a split GEMM right after its product (core/threads.py)
+    if x.ndim == 2:
+        out = threads.matmul(input._xp, x, w.T, bias=b)
+    else:
+        out = threads.matmul(input._xp, x.reshape(-1, in_f), w.T, bias=b).reshape(x.shape[:-1] + (w.shape[0],))
     res = wrap(out)
     if GRAD_ENABLED[0] and (input._requires_grad or weight._requires_grad or
                             (bias is not None and bias._requires_grad)):

@@ -206,7 +206,45 @@ def _over_lead(lay, fn):
     threads.parallel_for(lay.shape[0], fn, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
 
 
+def _rows_forward(lay, data, w, b, eps):
+    """Layer norm's forward as one parallel region: each part of the rows takes its statistics, centres, scales
+    and applies the affine map while its rows are in cache (every step is per row, so the split changes nothing)."""
+    xp = _xp_of(data)
+    rows, k = lay.shape[0], lay.shape[2]
+    x2 = data.reshape(rows, k)
+    mean, var, invstd = (xp.empty((rows, 1), dtype=data.dtype) for _ in range(3))
+    xhat, y = xp.empty_like(x2), xp.empty_like(x2)
+    ones = xp.ones(k, dtype=data.dtype)
+    w1 = None if w is None else w.reshape(k)
+    b1 = None if b is None else b.reshape(k)
+
+    def part(lo, hi):
+        mu, vr, inv, xh, yp = mean[lo:hi], var[lo:hi], invstd[lo:hi], xhat[lo:hi], y[lo:hi]
+        xp.matmul(x2[lo:hi], ones, out=mu[:, 0])
+        mu *= 1.0 / k
+        xp.subtract(x2[lo:hi], mu, out=xh)
+        xp.einsum("rk,rk->r", xh, xh, out=vr[:, 0])
+        vr *= 1.0 / k
+        xp.add(vr, eps, out=inv)
+        xp.sqrt(inv, out=inv)
+        xp.divide(1.0, inv, out=inv)
+        xh *= inv
+        if w1 is not None:
+            xp.multiply(xh, w1, out=yp)
+            if b1 is not None:
+                yp += b1
+        elif b1 is not None:
+            xp.add(xh, b1, out=yp)
+        else:
+            yp[...] = xh
+    threads.parallel_for(rows, part, grain=max(1, threads.ELEMENTWISE_GRAIN // k))
+    shape, st = data.shape, lay.stats_shape
+    return y.reshape(shape), xhat.reshape(shape), mean.reshape(st), var.reshape(st), invstd.reshape(st)
+
+
 def _fast_forward(lay, data, w, b, eps):
+    if lay.kind == "rows" and type(data).__module__ == "numpy":
+        return _rows_forward(lay, data, w, b, eps)
     xp = _xp_of(data)
     x3 = data.reshape(lay.shape)
     cnt = data.size // (lay.shape[1] if lay.kind == "channel" else lay.shape[0])

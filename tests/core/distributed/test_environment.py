@@ -61,6 +61,24 @@ def test_blas_threads_are_cores_over_local_ranks_unless_the_user_chose(monkeypat
     assert (env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["MASTER_PORT"]) == ("1", "2", "1", "1234")
 
 
+def test_rank_threads_go_through_the_threading_policy(monkeypatch):
+    import ember as em
+    for name in threads.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(threads.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    before, blas = em.get_num_threads(), threads.get_blas_threads()
+    try:
+        assert threads.apply_rank_threads(1) is None and em.get_num_threads() == before  # one rank: untouched
+        assert threads.apply_rank_threads(2) == 4
+        assert em.get_num_threads() == 4  # ember's pool gets the share ...
+        assert threads.get_blas_threads() == blas  # ... and the BLAS library keeps the policy's single thread
+        em.set_num_threads(before)
+        monkeypatch.setenv("OMP_NUM_THREADS", "3")
+        assert threads.apply_rank_threads(2) is None and em.get_num_threads() == before  # the user's choice wins
+    finally:
+        em.set_num_threads(before)
+
+
 def test_blas_threads_can_be_set_at_run_time():
     before = threads.get_blas_threads()
     if before is None:

@@ -104,7 +104,8 @@ def main():
               "world_size": trainer.world_size, "rank": trainer.global_rank,
               "backend": __import__("ember").distributed.get_backend(),
               "log_dir": trainer.log_dir, "best": trainer.checkpoint_callback.best_model_path,
-              "extras": model.extras, "blas_threads": get_blas_threads()}
+              "extras": model.extras, "blas_threads": get_blas_threads(),
+              "num_threads": em.get_num_threads()}
     sampler = trainer.train_dataloader.sampler
     result["sampler"] = [type(sampler).__name__, getattr(sampler, "epoch", None),
                          getattr(sampler, "num_replicas", None), getattr(sampler, "rank", None)]
