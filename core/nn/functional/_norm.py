@@ -206,6 +206,18 @@ def _over_lead(lay, fn):
     threads.parallel_for(lay.shape[0], fn, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
 
 
+def _affine_into(xp, xh, w, b, out):
+    """``out = xh * w + b`` (either may be None) in at most two passes, writing only into ``out``."""
+    if w is not None:
+        xp.multiply(xh, w, out=out)
+        if b is not None:
+            out += b
+    elif b is not None:
+        xp.add(xh, b, out=out)
+    else:
+        out[...] = xh
+
+
 def _rows_forward(lay, data, w, b, eps):
     """Layer norm's forward as one parallel region: each part of the rows takes its statistics, centres, scales
     and applies the affine map while its rows are in cache (every step is per row, so the split changes nothing)."""
@@ -229,14 +241,7 @@ def _rows_forward(lay, data, w, b, eps):
         xp.sqrt(inv, out=inv)
         xp.divide(1.0, inv, out=inv)
         xh *= inv
-        if w1 is not None:
-            xp.multiply(xh, w1, out=yp)
-            if b1 is not None:
-                yp += b1
-        elif b1 is not None:
-            xp.add(xh, b1, out=yp)
-        else:
-            yp[...] = xh
+        _affine_into(xp, xh, w1, b1, yp)
     threads.parallel_for(rows, part, grain=max(1, threads.ELEMENTWISE_GRAIN // k))
     shape, st = data.shape, lay.stats_shape
     return y.reshape(shape), xhat.reshape(shape), mean.reshape(st), var.reshape(st), invstd.reshape(st)
@@ -264,14 +269,7 @@ def _fast_forward(lay, data, w, b, eps):
     def affine(lo, hi):
         xh, yp = xhat[lo:hi], y[lo:hi]
         xh *= _part(invstd, lo, hi)
-        if w3 is not None:
-            xp.multiply(xh, w3, out=yp)
-            if b3 is not None:
-                yp += b3
-        elif b3 is not None:
-            xp.add(xh, b3, out=yp)
-        else:
-            yp[...] = xh
+        _affine_into(xp, xh, w3, b3, yp)
     _over_lead(lay, affine)
     shape = data.shape
     st = lay.stats_shape
