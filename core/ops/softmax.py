@@ -89,6 +89,16 @@ def _log_softmax_array(x, axis):
     return z
 
 
+def _recorded(node_cls, input, axis, out):
+    """``out``, with a ``node_cls`` backward node (which keeps ``out`` and the axis) when ``input`` needs a grad."""
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = node_cls()
+        node.dim = axis
+        node.save_output(out)
+        record(node, out, input)
+    return out
+
+
 def _softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``exp(x_i) / sum_j exp(x_j)`` along ``dim`` (computed with the max subtracted, so it cannot overflow).
 
@@ -98,25 +108,13 @@ def _softmax(input, dim=None, _stacklevel=3, dtype=None):
         dtype: cast the input to this dtype first.
     """
     input, axis = _prep(input, dim, dtype, "softmax", _stacklevel)
-    out = wrap(_softmax_array(input._data, axis))
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = SoftmaxBackward0()
-        node.dim = axis
-        node.save_output(out)
-        record(node, out, input)
-    return out
+    return _recorded(SoftmaxBackward0, input, axis, wrap(_softmax_array(input._data, axis)))
 
 
 def _log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """``log(softmax(x))`` along ``dim``, computed in one stable pass (``x - max - log(sum(exp(x - max)))``)."""
     input, axis = _prep(input, dim, dtype, "log_softmax", _stacklevel)
-    out = wrap(_log_softmax_array(input._data, axis))
-    if GRAD_ENABLED[0] and input._requires_grad:
-        node = LogSoftmaxBackward0()
-        node.dim = axis
-        node.save_output(out)
-        record(node, out, input)
-    return out
+    return _recorded(LogSoftmaxBackward0, input, axis, wrap(_log_softmax_array(input._data, axis)))
 
 
 @tensor_method()

@@ -28,26 +28,15 @@ def _causal_keep(L: int, S: int, xp):
     return xp.tril(xp.ones((L, S), dtype=bool))
 
 
-def _safe_softmax_(s, xp):
-    """Softmax over the last axis, in place. Rows that are entirely ``-inf`` become zeros (PyTorch's SDPA)."""
-    m = s.max(axis=-1, keepdims=True)
-    m[~xp.isfinite(m)] = 0  # all -inf row: shift by 0 so exp gives zeros instead of nan
-    s -= m
-    xp.exp(s, out=s)
-    z = s.sum(axis=-1, keepdims=True)
-    z[z == 0] = 1
-    s /= z
-    return s
-
-
 def _row_sums(x, xp):
     """Sums over the last axis as a product with a ones vector: one BLAS call per matrix instead of NumPy's
     reduction, which is slow on short rows (about 5x on 64-element rows). Each row's sum depends only on that row."""
     return xp.matmul(x, xp.ones((x.shape[-1], 1), dtype=x.dtype))
 
 
-def _softmax_rows_(s, xp):
-    """:func:`_safe_softmax_` with the row sums taken by :func:`_row_sums` (in place)."""
+def _safe_softmax_(s, xp):
+    """Softmax over the last axis, in place, with the row sums taken by :func:`_row_sums`. Rows that are entirely
+    ``-inf`` become zeros (PyTorch's SDPA)."""
     m = s.max(axis=-1, keepdims=True)
     m[~xp.isfinite(m)] = 0  # all -inf row: shift by 0 so exp gives zeros instead of nan
     s -= m
@@ -79,7 +68,7 @@ def _fused_forward(qa, ka, va, const_mask, scale, out, xp):
         s *= scale
         if mask is not None:
             s += mask
-        _softmax_rows_(s, xp)
+        _safe_softmax_(s, xp)
         xp.matmul(s, va[lo:hi], out=out[lo:hi])
     per = probs[:1].size + out[:1].size
     threads.parallel_for(qa.shape[0], part, grain=max(1, threads.ELEMENTWISE_GRAIN // per))
