@@ -58,7 +58,7 @@ def _weight_grads(dpre, ys, h0, reverse, b_hh, xp):
     first = T - 1 if reverse else 0
     if T > 1:
         d_rest, y_rest = (dpre[:-1], ys[1:]) if reverse else (dpre[1:], ys[:-1])
-        dw = threads.matmul(xp, d_rest.reshape((T - 1) * B, G).T, y_rest.reshape((T - 1) * B, -1))
+        dw = threads.matmul(xp, d_rest.reshape((T - 1) * B, G).T, y_rest.reshape((T - 1) * B, ys.shape[-1]))
         dw += dpre[first].T @ h0
     else:
         dw = dpre[first].T @ h0
@@ -233,7 +233,7 @@ def _backward_lstm(cache, ys, h0, c0, dys, dh, dc, w_hh, b_hh, w_hr, reverse, xp
     dc *= 0.5
     grads = {"xg": dz, "h0": dh, "c0": dc, "w_hh": dw_hh, "b_hh": db_hh}
     if w_hr is not None:
-        dw_hr = threads.matmul(xp, dh_proj.reshape(T * B, -1).T, h_raw.reshape(T * B, H))
+        dw_hr = threads.matmul(xp, dh_proj.reshape(T * B, dh_proj.shape[-1]).T, h_raw.reshape(T * B, H))
         dw_hr *= 0.5
         grads["w_hr"] = dw_hr
     return grads

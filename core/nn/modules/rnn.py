@@ -199,6 +199,11 @@ class RNNBase(Module):
         if self.input_size != input.size(-1):
             raise RuntimeError(f"{self._name()}: input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
+        if batch_sizes is None and input.size(1 if self.batch_first else 0) == 0:
+            # PyTorch refuses an empty sequence rather than returning the initial state
+            raise RuntimeError(f"Expected sequence length to be larger than 0 in RNN: {self._name()} got input of "
+                               f"shape {tuple(input.shape)} (batch_first={self.batch_first}), whose sequence "
+                               "dimension is empty. Pass at least one time step")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
         """The shape ``(num_layers * num_directions, batch, real_hidden_size)`` the hidden state must have."""

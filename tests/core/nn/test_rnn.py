@@ -231,12 +231,31 @@ def test_last_output_step_equals_final_hidden_state():
     np.testing.assert_array_equal(_np(out)[0, :, 4:], _np(hn)[1])  # reverse direction ends at t = 0
 
 
-def test_an_empty_sequence_leaves_the_lstm_state_unchanged():
-    lstm = nn.LSTM(3, 4)
-    h0, c0 = em.randn(1, 2, 4), em.randn(1, 2, 4)
-    out, (h, c) = lstm(em.randn(0, 2, 3), (h0, c0))
-    assert tuple(out.shape) == (0, 2, 4)
-    assert np.array_equal(h.detach().numpy(), h0.numpy()) and np.array_equal(c.detach().numpy(), c0.numpy())
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_an_empty_sequence_is_refused_as_in_pytorch(cls, batch_first):
+    # PyTorch 2.x: "Expected sequence length to be larger than 0 in RNN", batched (either layout) or unbatched
+    layer = cls(3, 4, batch_first=batch_first)
+    empty_time = (2, 0, 3) if batch_first else (0, 2, 3)
+    for shape in (empty_time, (0, 3)):
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+            layer(em.zeros(*shape))
+
+
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU, nn.RNN])
+@pytest.mark.parametrize("kwargs", [{}, {"num_layers": 2, "bidirectional": True}, {"proj_size": 2}])
+def test_an_empty_batch_runs_forward_and_backward(cls, kwargs):
+    # an empty batch is fine in PyTorch: empty outputs, and zero weight gradients
+    if "proj_size" in kwargs and cls is not nn.LSTM:
+        return
+    layer = cls(3, 4, **kwargs)
+    x = em.zeros(5, 0, 3, requires_grad=True)
+    out, _ = layer(x)
+    out_size = kwargs.get("proj_size", 4) * (2 if kwargs.get("bidirectional") else 1)
+    assert tuple(out.shape) == (5, 0, out_size)
+    out.sum().backward()
+    assert tuple(x.grad.shape) == (5, 0, 3)
+    assert all(p.grad is not None and not p.grad.numpy().any() for p in layer.parameters())
 
 
 def test_batch_first_and_unbatched_input():
