@@ -178,7 +178,10 @@ def test_the_other_examples_print_the_quoted_figures(clone):
     assert mse < 0.03 and f"reconstruction MSE < 0.03 ({mse:.3f})" in text and f"({mse:.3f} after 15 epochs)" in text
     out, _ = shell(clone, "trainer fit examples/gan/config.yaml")
     score = last_epoch_postfix(out, "digit_score")
-    assert score > 2 and f"climbs from 1.0 to above 2 ({score:.1f} after 30 epochs)" in text
+    # the GAN's end point depends on OpenBLAS's kernel (the README quotes the Haswell and SkylakeX figures)
+    quoted = re.search(r"climbs from 1\.0 to above 2 \((\d\.\d) after 30 epochs where OpenBLAS runs its Haswell\s+"
+                       r"kernel, (\d\.\d) where it runs its SkylakeX kernel", text)
+    assert score > 2 and quoted and f"{score:.1f}" in quoted.groups(), (score, quoted and quoted.groups())
     real = newest_scalar(clone, "real_digit_score")  # logged, not printed
     assert f"digit score 1.0 → > 2 (real digits: {real:.1f})" in text and f"digits score about {real:.1f}" in text
     out, _ = shell(clone, "trainer fit examples/char_transformer/config.yaml")
