@@ -10,11 +10,16 @@ instead compares them at different machine speeds: on a shared virtual machine t
 3 s minutes apart, far more than the 3 % measured here. Turns of 3 ms see the same speed. The figure is the median
 over ``REPEATS`` epochs.
 
-    python benchmarks/trainer_overhead.py
+    python benchmarks/trainer_overhead.py [--threads N] [--lightning-python PYTHON]
+
+With ``--lightning-python`` (an interpreter of a venv with torch and lightning) it also prints Lightning's own
+overhead on the same workload, measured the same way (``trainer_overhead_lightning.py``).
 """
 from __future__ import annotations
 
+import argparse
 import io
+import json
 import os
 import subprocess
 import sys
@@ -149,7 +154,23 @@ def time_to_first_batch() -> float:
 REPEATS = 5  # interleaved epochs; the figure is their median
 
 
+def lightning_overheads(python: str, threads: int) -> list:
+    """Lightning's overhead of each epoch, in percent, measured the same way by ``trainer_overhead_lightning.py``
+    in ``python`` (an interpreter with torch and lightning)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "trainer_overhead_lightning.py")
+    cmd = [python, script] + (["--threads", str(threads)] if threads else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return sorted(json.loads(out.stdout.strip().splitlines()[-1])["overheads"])
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=0, help="em.set_num_threads(N) (default: ember's)")
+    parser.add_argument("--lightning-python", default=os.environ.get("EMBER_BENCH_TORCH_PYTHON"),
+                        help="interpreter of a venv with torch and lightning: also measure Lightning's overhead")
+    args = parser.parse_args()
+    if args.threads:
+        em.set_num_threads(args.threads)
     ds = data()
     interleaved_epoch(ds)  # warm-up (page in the data, compile code paths)
     runs = sorted((interleaved_epoch(ds) for _ in range(REPEATS)), key=lambda run: run[1] / run[0])
@@ -162,8 +183,13 @@ def main():
     print(f"{'hand-written ember loop, 1 epoch':52s} {hand:9.3f}s  -")
     print(f"{'Trainer.fit, 1 epoch (log every step, bar to file)':52s} {fit:9.3f}s  -")
     print(f"{'Trainer overhead (median of %d epochs)' % REPEATS:52s} {overhead:9.2f}%  <= 3%")
+    if args.lightning_python:
+        theirs = lightning_overheads(args.lightning_python, args.threads)
+        print(f"{'Lightning overhead, same measurement (median)':52s} {theirs[len(theirs) // 2]:9.2f}%  -")
     print(f"{'process start -> first training batch':52s} {first:9.3f}s  <= 0.6 s")
-    print(f"\noverhead of each epoch, %: {spread}")
+    print(f"\nember overhead of each epoch, %: {spread}")
+    if args.lightning_python:
+        print(f"Lightning overhead of each epoch, %: {', '.join(f'{v:.1f}' for v in theirs)}")
 
 
 if __name__ == "__main__":
