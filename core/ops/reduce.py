@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins as _builtins
+import math
 import numbers
 import warnings
 
@@ -25,20 +26,11 @@ def _reduction_axis(dim, ndim):
     return normalize_dims(dim, ndim)
 
 
-def _all_dims(axis, ndim):
-    """The reduced dims a backward node keeps: ``axis``, with None spelled out as every dim."""
-    return tuple(range(ndim)) if axis is None else axis
-
-
 def _reduced_shape(shape, dims):
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+_numel = math.prod  # the element count of a shape (1 for ``()``)
 
 
 def expand_reduced(grad: Tensor, in_shape, dims, keepdim) -> Tensor:
@@ -70,7 +62,7 @@ class SumBackward1(SumBackward0):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims by default); bool and integer input sums to int64."""
     data = input._data
-    axis = _reduction_axis(dim, data.ndim)
+    axis = None if dim is None else _reduction_axis(dim, data.ndim)
     if dtype is not None:
         np_dtype = dt.to_dtype(dtype).np
     elif data.dtype.kind in "biu":
@@ -80,7 +72,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     out = wrap(data.sum(axis=axis, dtype=np_dtype, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SumBackward0() if dim is None else SumBackward1()
-        node.in_shape, node.dims, node.keepdim = data.shape, _all_dims(axis, data.ndim), keepdim
+        dims = tuple(range(data.ndim)) if axis is None else axis  # the node keeps the dims spelled out
+        node.in_shape, node.dims, node.keepdim = data.shape, dims, keepdim
         record(node, out, input)
     return out
 
@@ -106,10 +99,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     elif data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {input.dtype.scalar_name}")
-    axis = _reduction_axis(dim, data.ndim)
+    axis = None if dim is None else _reduction_axis(dim, data.ndim)
     out = wrap(data.mean(axis=axis, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:
-        dims = _all_dims(axis, data.ndim)
+        dims = tuple(range(data.ndim)) if axis is None else axis
         count = 1
         for d in dims:
             count *= data.shape[d]
