@@ -448,6 +448,7 @@ def _fast_binary(full, node_cls, ufunc_name):
     ufunc = getattr(operator, ufunc_name)
     saves_inputs = node_cls is not AddBackward0 and node_cls is not SubBackward0
     ndarray, new_object = _np.ndarray, object.__new__
+    inexact = frozenset(_np.dtype(c) for c in "efdgFDG")  # the float and complex dtypes: a set test beats .kind
 
     def op(self, other):
         try:
@@ -458,7 +459,7 @@ def _fast_binary(full, node_cls, ufunc_name):
         # other dtypes (ints for true division, bools) need the full op's promotion and checks; the dtype is read
         # once (an ndarray attribute lookup is a measurable part of a one-element op)
         dtype = a.dtype
-        if dtype is not b.dtype or type(a) is not type(b) or dtype.kind not in "fc":
+        if dtype is not b.dtype or type(a) is not type(b) or dtype not in inexact:
             return full(self, other)
         try:
             data = ufunc(a, b)
