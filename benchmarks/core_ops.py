@@ -6,7 +6,7 @@ Every figure is a ratio to plain NumPy doing the same arithmetic, measured in th
 
 With ``--torch-python`` (or ``$EMBER_BENCH_TORCH_PYTHON``; an interpreter of a venv with torch, see
 ``benchmarks/jobs.py``) the tiny backward is also timed in PyTorch, in a subprocess of the same run, and reported
-as a ratio to it.
+as a ratio to it, and ``import lightning`` is timed in that interpreter as ``import ember`` is timed here.
 """
 from __future__ import annotations
 
@@ -120,20 +120,28 @@ def mlp_step(batch=128, sizes=(784, 256, 128, 10), lr=0.01):
             ("MLP 784-256-128-10 step, ember", t_em * 1e3, "ms", t_em / t_np, "<= 1.3x")]
 
 
-def import_time():
+def _no_bytecode_env():
     # Measure as an installed package behaves: bytecode caching on (some sandboxes set PYTHONDONTWRITEBYTECODE,
-    # which recompiles every module on every import), after one warm-up import that writes the .pyc files.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-c", "import ember, ember.nn, ember.trainer"], env=env, check=True)
+    # which recompiles every module on every import).
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
-    def run(code):
-        times = []
-        for _ in range(5):
-            out = subprocess.run([sys.executable, "-c",
-                                  f"import time; t=time.perf_counter(); {code}; print(time.perf_counter()-t)"],
-                                 capture_output=True, text=True, check=True, env=env)
-            times.append(float(out.stdout))
-        return min(times)
+
+def in_process_import(python, module, env, repeat=5):
+    """Best in-process time of ``import module`` in fresh ``python`` processes, after one warm-up import that
+    writes the .pyc files."""
+    subprocess.run([python, "-c", f"import {module}"], env=env, check=True, capture_output=True)
+    times = []
+    for _ in range(repeat):
+        out = subprocess.run([python, "-c",
+                              f"import time; t=time.perf_counter(); import {module}; print(time.perf_counter()-t)"],
+                             capture_output=True, text=True, check=True, env=env)
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return min(times)
+
+
+def import_time(torch_python=None):
+    env = _no_bytecode_env()
+    subprocess.run([sys.executable, "-c", "import ember, ember.nn, ember.trainer"], env=env, check=True)
 
     def wall(code):
         times = []
@@ -143,32 +151,38 @@ def import_time():
             times.append(timeit.default_timer() - t)
         return min(times)
 
-    t_np = run("import numpy")
-    t_em = run("import ember")
+    t_np = in_process_import(sys.executable, "numpy", env)
+    t_em = in_process_import(sys.executable, "ember", env)
     t_wall = wall("import ember")
     t_py = wall("pass")
-    return [("import numpy (in-process)", t_np * 1e3, "ms", 1.0, "-"),
+    rows = [("import numpy (in-process)", t_np * 1e3, "ms", 1.0, "-"),
             ("import ember (in-process)", t_em * 1e3, "ms", t_em / t_np, "-"),
             ("python -c 'import ember' (wall)", t_wall * 1e3, "ms", t_wall / (t_py or 1), "<= 300 ms")]
+    if torch_python:
+        t_pl = in_process_import(torch_python, "lightning", env)
+        rows.append(("import lightning (in-process)", t_pl * 1e3, "ms", t_em / t_pl, "ember/lightning <= 0.06x"))
+    return rows
 
 
 def main(argv=None):
     import argparse
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--torch-python", default=os.environ.get("EMBER_BENCH_TORCH_PYTHON"),
-                        help="interpreter of a venv with torch: also time the tiny backward in PyTorch")
+                        help="interpreter of a venv with torch and lightning: also time the tiny backward in PyTorch "
+                             "and `import lightning`")
     args = parser.parse_args(argv)
     rows = per_op_overhead()
     if args.torch_python:
         t_em = rows[-1][1] * 1e-6
         t_pt = torch_tiny_backward(args.torch_python)
         rows.append(("(a*b + a).sum().backward(), torch", t_pt * 1e6, "us", t_em / t_pt, "ember/torch <= 0.55x"))
-    rows += mlp_step() + import_time()
+    rows += mlp_step() + import_time(args.torch_python)
     print(f"{'benchmark':40s} {'time':>10s} {'unit':4s} {'ratio':>8s}  target")
     print("-" * 78)
     for name, value, unit, ratio, target in rows:
         print(f"{name:40s} {value:10.2f} {unit:4s} {ratio:8.2f}x  {target}")
-    print("\nratios: to the first row of each group (numpy add / numpy MLP / numpy import; wall time to bare python)")
+    print("\nratios: to the first row of each group (numpy add / numpy MLP / numpy import; wall time to bare python);"
+          "\n        rows naming torch or lightning: ember's time over theirs")
 
 
 if __name__ == "__main__":

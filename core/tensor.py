@@ -40,6 +40,7 @@ class Size(tuple):
 
 
 _new = object.__new__
+_ndarray = np.ndarray  # a module global is one lookup on the hot path, np.ndarray two
 
 
 class Tensor:
@@ -77,10 +78,13 @@ class Tensor:
 
     @staticmethod
     def _make(data):
-        """Wrap an array (or NumPy scalar) without copying; the fast internal constructor."""
+        """Wrap an array (or NumPy scalar) without copying; the fast internal constructor.
+
+        The operators' fast path (``ops/arithmetic.py``) inlines it for host arrays: a slot added here goes there too
+        (``tests/core/test_fast_paths.py`` checks that both set every slot)."""
         t = _new(Tensor)
-        if type(data) is not np.ndarray and (isinstance(data, np.generic) or
-                                             not type(data).__module__.startswith("cupy")):
+        if type(data) is not _ndarray and (isinstance(data, np.generic) or
+                                           not type(data).__module__.startswith("cupy")):
             data = np.asarray(data)  # NumPy scalars (what 0-dim ops return) and Python numbers
         t._data = data
         t._requires_grad = False

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from ..tensor import Tensor
 from .graph import AccumulateGrad, gradient_edge
 from .grad_mode import GRAD_ENABLED
@@ -22,9 +20,11 @@ def _as_tuple(x):
     """A tensor as a 1-tuple; any other iterable (a list, a generator such as ``model.parameters()``) as a tuple."""
     if x is None:
         return None
+    if isinstance(x, Tensor):
+        return (x,)
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    if isinstance(x, Tensor) or not hasattr(x, "__iter__"):
+    if not hasattr(x, "__iter__"):
         return (x,)
     return tuple(x)
 
@@ -39,8 +39,8 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            xp = out._xp  # a host scalar only for host data: on a device the seed gradient lives on the device
-            g = Tensor._make(data.dtype.type(1) if data.ndim == 0 and xp is np else xp.ones_like(data))
+            xp = out._xp  # the seed gradient lives where the output lives (on a device for device data)
+            g = Tensor._make(xp.array(1, dtype=data.dtype) if data.ndim == 0 else xp.ones_like(data))
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
@@ -56,24 +56,34 @@ def _make_root_grads(outputs, grad_outputs, create_graph):
 
 
 def _topological_order(roots):
-    visited = set()
+    # Iterative DFS: the stack holds the nodes being expanded with the iterator over their remaining edges. A node
+    # without edges (a leaf's AccumulateGrad, about half of all nodes) is emitted at once instead of being pushed.
+    seen = set()
+    mark = seen.add
     post = []
+    emit = post.append
     for root in roots:
-        if root in visited:
+        if root in seen:
             continue
-        visited.add(root)
-        stack = [(root, iter(root.next_functions))]
-        while stack:
-            node, edges = stack[-1]
+        mark(root)
+        stack = []
+        node, edges = root, iter(root.next_functions)
+        while True:
             for edge in edges:
-                if edge is not None and edge[0] not in visited:
+                if edge is not None and edge[0] not in seen:
                     child = edge[0]
-                    visited.add(child)
-                    stack.append((child, iter(child.next_functions)))
-                    break
+                    mark(child)
+                    child_edges = child.next_functions
+                    if child_edges:
+                        stack.append((node, edges))
+                        node, edges = child, iter(child_edges)
+                        break
+                    emit(child)
             else:
-                stack.pop()
-                post.append(node)
+                emit(node)
+                if not stack:
+                    break
+                node, edges = stack.pop()
     return post  # children before parents; reversed, it is the execution order
 
 
@@ -116,6 +126,20 @@ def _accumulate(var, g, create_graph):
         var._grad = old + g
     else:
         old._data += g._data
+
+
+def _run_post_hooks(node, grads, buf):
+    """The node's post hooks, then (for a complex node) the real part of real inputs' gradients."""
+    post_hooks = node._post_hooks
+    if post_hooks:
+        for hook in tuple(post_hooks.values()):
+            res = hook(grads, buf)
+            if res is not None:
+                grads = res
+    if node._real_inputs is not None:
+        grads = tuple(g.real if flag and g is not None and g._data.dtype.kind == "c" else g
+                      for g, flag in zip(grads, node._real_inputs))
+    return grads
 
 
 def _run_pre_hooks(node, buf):
@@ -174,14 +198,16 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
             buf = buffers[node] = [None] * node.n_outputs
         buf[nr] = g if buf[nr] is None else buf[nr] + g
 
+    take, find = buffers.pop, buffers.get
     prev = GRAD_ENABLED[0]
     GRAD_ENABLED[0] = bool(create_graph)
     try:
         for node in reversed(post):
-            buf = buffers.pop(node, None)
+            buf = take(node, None)
             if buf is None or (needed is not None and node not in needed):
                 continue
-            if node._pre_hooks is not None or node._retained is not None:
+            hooked = node._hooked  # hooks, retained outputs or real-input marks: rare, so one flag guards them
+            if hooked:
                 _run_pre_hooks(node, buf)
             if targets is not None:
                 for nr, g in enumerate(buf):
@@ -198,23 +224,16 @@ def _execute(outputs, grad_outputs, retain_graph, create_graph, targets, accumul
             if NODE_OBSERVERS:
                 grads = _apply_observed(node, buf)
             else:
-                grads = node.apply(*buf) if node.n_outputs > 1 else node.apply(buf[0])
-            post_hooks = node._post_hooks
-            if post_hooks:
-                for hook in tuple(post_hooks.values()):
-                    res = hook(grads, buf)
-                    if res is not None:
-                        grads = res
+                grads = node.apply(buf[0]) if len(buf) == 1 else node.apply(*buf)
+            if hooked:
+                grads = _run_post_hooks(node, grads, buf)
             if not retain_graph:
                 node._release()
-            if node._real_inputs is not None:
-                grads = tuple(g.real if flag and g is not None and g._data.dtype.kind == "c" else g
-                              for g, flag in zip(grads, node._real_inputs))
             for edge, g in zip(node.next_functions, grads):
                 if edge is None or g is None:
                     continue
                 nxt, nr = edge
-                nbuf = buffers.get(nxt)
+                nbuf = find(nxt)
                 if nbuf is None:
                     nbuf = buffers[nxt] = [None] * nxt.n_outputs
                     nbuf[nr] = g

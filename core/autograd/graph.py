@@ -72,6 +72,8 @@ class Node:
     _retained = None
     _post_hooks = None
     _real_inputs = None  # for complex-output nodes: which inputs are real (their gradients keep the real part)
+    # True once any of the four above is set: the engine checks this one flag per node instead of all four
+    _hooked = False
 
     def name(self) -> str:
         """The node's type name, e.g. ``'MulBackward0'``."""
@@ -91,7 +93,11 @@ class Node:
     def save(self, *tensors) -> None:
         """Save input tensors (None allowed) for backward, remembering their versions to catch in-place changes."""
         self._saved = tensors
-        self._versions = tuple(0 if t is None else _version_of(t) for t in tensors)
+        versions = []  # a plain loop: a generator and a call per tensor are a measurable part of a one-element op
+        for t in tensors:
+            box = None if t is None else t._version
+            versions.append(0 if box is None else box[0])
+        self._versions = tuple(versions)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -151,6 +157,7 @@ class Node:
         hooks = self._post_hooks
         if hooks is None:
             hooks = self._post_hooks = {}
+            self._hooked = True
         handle = RemovableHandle(hooks)
         hooks[handle.id] = fn
         return handle
@@ -159,6 +166,7 @@ class Node:
         hooks = self._pre_hooks
         if hooks is None:
             hooks = self._pre_hooks = {}
+            self._hooked = True
         per_output = hooks.setdefault(output_nr, {})
         handle = RemovableHandle(per_output)
         per_output[handle.id] = fn
@@ -168,6 +176,7 @@ class Node:
         retained = self._retained
         if retained is None:
             retained = self._retained = {}
+            self._hooked = True
         retained[tensor._output_nr] = weakref.ref(tensor)
 
 

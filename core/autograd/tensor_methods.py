@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..tensor import tensor_method
-from .engine import backward as _run_backward
+from .engine import _execute, backward as _run_backward
 from .graph import RemovableHandle
 
 __all__ = []  # methods only
@@ -36,4 +36,8 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
         create_graph: record the derivative graph for higher-order gradients.
         inputs: accumulate only into these tensors.
     """
+    if gradient is None and inputs is None:
+        # the common ``loss.backward()`` goes straight to the engine: autograd.backward would only wrap the arguments
+        _execute((self,), None, create_graph if retain_graph is None else retain_graph, create_graph, None, True)
+        return
     _run_backward(self, gradient, retain_graph, create_graph, inputs)

@@ -43,7 +43,8 @@ def _edge(t):
     if fn is not None:
         return (fn, t._output_nr)
     if t._requires_grad:
-        return gradient_edge(t)
+        acc = t._accum  # a leaf's AccumulateGrad, created once by gradient_edge and then reused
+        return (acc, 0) if acc is not None else gradient_edge(t)
     return None
 
 
@@ -68,6 +69,7 @@ def _mark_real_inputs(node, inputs) -> None:
     flags = tuple(t is not None and t._data.dtype.kind != "c" for t in inputs)
     if any(flags):
         node._real_inputs = flags
+        node._hooked = True
 
 
 def record_multi(node, outs, *inputs):
@@ -163,6 +165,8 @@ def normalize_dims(dim, ndim: int):
 def sum_to(grad: Tensor, shape) -> Tensor:
     """Sum ``grad`` down to ``shape``: the one place gradients of broadcast inputs are reduced."""
     gshape = grad._data.shape
+    if gshape == shape:  # the common case, checked before normalising ``shape`` (a list never equals a tuple)
+        return grad
     shape = tuple(shape)
     if gshape == shape:
         return grad

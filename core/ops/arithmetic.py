@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as _np  # for errstate only
+import numpy as _np  # errstate, and the operators' fast path tells a host array by its type
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
@@ -447,6 +447,8 @@ def _fast_binary(full, node_cls, ufunc_name):
     import operator
     ufunc = getattr(operator, ufunc_name)
     saves_inputs = node_cls is not AddBackward0 and node_cls is not SubBackward0
+    ndarray, new_object = _np.ndarray, object.__new__
+    inexact = frozenset(_np.dtype(c) for c in "efdgFDG")  # the float and complex dtypes: a set test beats .kind
 
     def op(self, other):
         try:
@@ -457,12 +459,26 @@ def _fast_binary(full, node_cls, ufunc_name):
         # other dtypes (ints for true division, bools) need the full op's promotion and checks; the dtype is read
         # once (an ndarray attribute lookup is a measurable part of a one-element op)
         dtype = a.dtype
-        if dtype is not b.dtype or type(a) is not type(b) or dtype.kind not in "fc":
+        if dtype is not b.dtype or type(a) is not type(b) or dtype not in inexact:
             return full(self, other)
         try:
-            out = wrap(ufunc(a, b))
+            data = ufunc(a, b)
         except ValueError:
             raise broadcast_error(a.shape, b.shape) from None
+        if type(data) is ndarray:
+            # Tensor._make inlined (keep the two in step): its call and checks are a tenth of a one-element op
+            out = new_object(Tensor)
+            out._data = data
+            out._requires_grad = False
+            out._grad = None
+            out.grad_fn = None
+            out._output_nr = 0
+            out._version = None
+            out._hooks = None
+            out._accum = None
+            out._base = None
+        else:
+            out = wrap(data)  # a 0-d result (a NumPy scalar) or device data
         if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
             node = node_cls()
             node.shape_a, node.shape_b = a.shape, b.shape

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins as _builtins
+import math
 import numbers
 import warnings
 
@@ -17,15 +18,19 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argm
            "nansum", "nanmean"]
 
 
+def _reduction_axis(dim, ndim):
+    """The ``axis`` argument for NumPy: None for a full reduction (``dim`` None or ``()``: NumPy reduces all axes
+    faster when told so than when given the tuple of all axes), else the normalised tuple of dims."""
+    if dim is None or (isinstance(dim, tuple) and not dim):
+        return None
+    return normalize_dims(dim, ndim)
+
+
 def _reduced_shape(shape, dims):
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+_numel = math.prod  # the element count of a shape (1 for ``()``)
 
 
 def expand_reduced(grad: Tensor, in_shape, dims, keepdim) -> Tensor:
@@ -57,16 +62,17 @@ class SumBackward1(SumBackward0):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims by default); bool and integer input sums to int64."""
     data = input._data
-    dims = normalize_dims(dim, data.ndim) if dim is not None and dim != () else tuple(range(data.ndim))
+    axis = None if dim is None else _reduction_axis(dim, data.ndim)
     if dtype is not None:
         np_dtype = dt.to_dtype(dtype).np
     elif data.dtype.kind in "biu":
         np_dtype = dt.int64.np
     else:
         np_dtype = None
-    out = wrap(data.sum(axis=dims, dtype=np_dtype, keepdims=keepdim))
+    out = wrap(data.sum(axis=axis, dtype=np_dtype, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SumBackward0() if dim is None else SumBackward1()
+        dims = tuple(range(data.ndim)) if axis is None else axis  # the node keeps the dims spelled out
         node.in_shape, node.dims, node.keepdim = data.shape, dims, keepdim
         record(node, out, input)
     return out
@@ -93,9 +99,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     elif data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {input.dtype.scalar_name}")
-    dims = normalize_dims(dim, data.ndim) if dim is not None and dim != () else tuple(range(data.ndim))
-    out = wrap(data.mean(axis=dims, keepdims=keepdim))
+    axis = None if dim is None else _reduction_axis(dim, data.ndim)
+    out = wrap(data.mean(axis=axis, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:
+        dims = tuple(range(data.ndim)) if axis is None else axis
         count = 1
         for d in dims:
             count *= data.shape[d]
