@@ -78,10 +78,7 @@ class Tensor:
 
     @staticmethod
     def _make(data):
-        """Wrap an array (or NumPy scalar) without copying; the fast internal constructor.
-
-        The operators' fast path (``ops/arithmetic.py``) inlines it for host arrays: a slot added here goes there too
-        (``tests/core/test_fast_paths.py`` checks that both set every slot)."""
+        """Wrap an array (or NumPy scalar) without copying; the fast internal constructor."""
         t = _new(Tensor)
         if type(data) is not _ndarray and (isinstance(data, np.generic) or
                                            not type(data).__module__.startswith("cupy")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as _np  # errstate, and the operators' fast path tells a host array by its type
+import numpy as _np  # errstate, and the fast path's set of float and complex dtypes
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
@@ -447,7 +447,6 @@ def _fast_binary(full, node_cls, ufunc_name):
     import operator
     ufunc = getattr(operator, ufunc_name)
     saves_inputs = node_cls is not AddBackward0 and node_cls is not SubBackward0
-    ndarray, new_object = _np.ndarray, object.__new__
     inexact = frozenset(_np.dtype(c) for c in "efdgFDG")  # the float and complex dtypes: a set test beats .kind
 
     def op(self, other):
@@ -465,20 +464,7 @@ def _fast_binary(full, node_cls, ufunc_name):
             data = ufunc(a, b)
         except ValueError:
             raise broadcast_error(a.shape, b.shape) from None
-        if type(data) is ndarray:
-            # Tensor._make inlined (keep the two in step): its call and checks are a tenth of a one-element op
-            out = new_object(Tensor)
-            out._data = data
-            out._requires_grad = False
-            out._grad = None
-            out.grad_fn = None
-            out._output_nr = 0
-            out._version = None
-            out._hooks = None
-            out._accum = None
-            out._base = None
-        else:
-            out = wrap(data)  # a 0-d result (a NumPy scalar) or device data
+        out = wrap(data)
         if GRAD_ENABLED[0] and (self._requires_grad or other._requires_grad):
             node = node_cls()
             node.shape_a, node.shape_b = a.shape, b.shape

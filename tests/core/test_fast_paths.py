@@ -1,4 +1,4 @@
-"""The hot-path shortcuts give what the general paths give: the operators' inlined tensor construction, the
+"""The hot-path shortcuts give what the general paths give: the operators' fast path (its result tensor), the
 direct ``loss.backward()`` route into the engine, the engine's one-flag check for node hooks, and the full
 reductions that pass ``axis=None`` to NumPy."""
 import numpy as np
