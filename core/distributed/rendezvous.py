@@ -289,6 +289,14 @@ def _join(spec: RendezvousSpec, mine: dict, deadline: float, timeout: float) -> 
             sock = socket.create_connection((spec.host, spec.port), timeout=min(left, 1.0))
         except OSError as exc:
             last_error = exc
+        else:
+            if sock.getsockname() == sock.getpeername():
+                # nobody listens yet and the kernel gave this connection the server's port as its own: a TCP
+                # self-connect, which would read back our own message. Not rank 0: close it and try again
+                sock.close()
+                sock = None
+                last_error = ConnectionRefusedError("connected to itself: nothing listens at that port yet")
+        if sock is None:
             time.sleep(min(0.05, _remaining(deadline)))
     lines = _Lines(sock)
     joined: List[int] = []

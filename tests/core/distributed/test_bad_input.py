@@ -2,6 +2,7 @@
 errors, and the single-process world (where every collective is the identity). The test process itself is one of
 the ranks, with short timeouts."""
 import os
+import socket
 import subprocess
 import sys
 
@@ -37,6 +38,26 @@ def test_unreachable_address_times_out_naming_it():
         dist.init_process_group("local", init_method=url, world_size=2, rank=1, timeout=0.5)
     message = str(info.value)
     assert url in message and "could not reach the rendezvous" in message and "rank 1" in message
+    assert not dist.is_initialized()
+
+
+def _self_connected_socket(*args, **kwargs):
+    """What connect() can return when nothing listens and the kernel picks the target port as the source port."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.connect(sock.getsockname())  # TCP simultaneous open with itself
+    return sock
+
+
+def test_a_tcp_self_connect_is_not_taken_for_rank_0(monkeypatch):
+    # connecting in a loop to a free port in the ephemeral range sometimes connects a socket to itself; that must
+    # count as "nothing answered", not as a rendezvous server that never answers
+    from ember.core.distributed import rendezvous
+    monkeypatch.setattr(rendezvous.socket, "create_connection", _self_connected_socket)
+    url = f"tcp://127.0.0.1:{free_port()}"
+    with pytest.raises(dist.DistNetworkError, match="could not reach the rendezvous") as info:
+        dist.init_process_group("local", init_method=url, world_size=2, rank=1, timeout=0.5)
+    assert "connected to itself" in str(info.value)
     assert not dist.is_initialized()
 
 
