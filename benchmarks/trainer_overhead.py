@@ -7,8 +7,8 @@ The two loops take turns batch by batch: after each Trainer batch, a callback ru
 (its own model, optimizer and loader) and times it alone. The Trainer's time is the whole ``fit`` call minus those
 hand steps, so setup, teardown and every hook count against the Trainer. Running the loops one after the other
 instead compares them at different machine speeds: on a shared virtual machine the same epoch can take 1.5 s or
-3 s minutes apart, far more than the few percent measured here. Turns of a few ms see the same speed. The figure is the median
-over ``REPEATS`` epochs.
+3 s minutes apart, far more than the few percent measured here. Turns of a few ms see the same speed. The figure
+is the median over ``REPEATS`` epochs.
 
     python benchmarks/trainer_overhead.py [--threads N] [--lightning-python PYTHON]
 
