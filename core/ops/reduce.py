@@ -18,14 +18,6 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argm
            "nansum", "nanmean"]
 
 
-def _reduction_axis(dim, ndim):
-    """The ``axis`` argument for NumPy: None for a full reduction (``dim`` None or ``()``: NumPy reduces all axes
-    faster when told so than when given the tuple of all axes), else the normalised tuple of dims."""
-    if dim is None or (isinstance(dim, tuple) and not dim):
-        return None
-    return normalize_dims(dim, ndim)
-
-
 def _reduced_shape(shape, dims):
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
@@ -62,7 +54,7 @@ class SumBackward1(SumBackward0):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over ``dim`` (all dims by default); bool and integer input sums to int64."""
     data = input._data
-    axis = None if dim is None else _reduction_axis(dim, data.ndim)
+    axis = _reduction_axis(dim, data.ndim)
     if dtype is not None:
         np_dtype = dt.to_dtype(dtype).np
     elif data.dtype.kind in "biu":
@@ -99,7 +91,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     elif data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {input.dtype.scalar_name}")
-    axis = None if dim is None else _reduction_axis(dim, data.ndim)
+    axis = _reduction_axis(dim, data.ndim)
     out = wrap(data.mean(axis=axis, keepdims=keepdim))
     if GRAD_ENABLED[0] and input._requires_grad:
         dims = tuple(range(data.ndim)) if axis is None else axis
@@ -113,11 +105,20 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ======================================================================================================== helpers
+def _reduces_all(dim) -> bool:
+    """PyTorch's convention for sum/mean/amax/var...: ``dim`` None, ``()`` or ``[]`` reduces over every dim."""
+    return dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+
+
 def _all_dims(dim, ndim):
-    """Normalised reduction dims: None or () mean all of them (PyTorch's convention for sum/amax/var...)."""
-    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
-        return tuple(range(ndim))
-    return normalize_dims(dim, ndim)
+    """Normalised reduction dims, every one of them when :func:`_reduces_all`."""
+    return tuple(range(ndim)) if _reduces_all(dim) else normalize_dims(dim, ndim)
+
+
+def _reduction_axis(dim, ndim):
+    """The ``axis`` argument for NumPy: None when :func:`_reduces_all` (NumPy reduces every axis faster when told
+    so than when given the tuple of all of them), else the normalised tuple of dims."""
+    return None if _reduces_all(dim) else normalize_dims(dim, ndim)
 
 
 def _count(shape, dims) -> int:

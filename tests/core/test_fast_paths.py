@@ -109,14 +109,15 @@ def test_a_plain_node_is_not_hooked():
     assert (a + a).grad_fn._hooked is False
 
 
-@pytest.mark.parametrize("dim", [None, (), (0, 1), [0, 1], 1])
+@pytest.mark.parametrize("dim", [None, (), [], (0, 1), [0, 1], 1])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_full_reductions_match_the_per_dim_path(dim, keepdim):
     x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
     for name in ("sum", "mean"):
         t = em.tensor(x, requires_grad=True)
         out = getattr(t, name)(dim=dim, keepdim=keepdim) if dim is not None else getattr(t, name)(keepdim=keepdim)
-        axis = (0, 1) if dim is None or dim == () else (tuple(dim) if isinstance(dim, list) else dim)
+        # None, () and [] reduce every dim, as in PyTorch
+        axis = (0, 1) if dim in (None, (), []) else (tuple(dim) if isinstance(dim, list) else dim)
         want = getattr(x, name)(axis=axis, keepdims=keepdim)
         np.testing.assert_array_equal(out.detach().numpy(), want)
         out.sum().backward()
