@@ -131,7 +131,7 @@ class LoggerConnector:
     @staticmethod
     def _check_value(name: str, value, enable_graph: bool):
         if isinstance(value, Tensor):  # first: the common case, and cheaper than the abstract Number check
-            if value.numel() != 1:
+            if value._data.size != 1:  # numel() read directly: this runs for every logged value
                 raise ValueError(f"`self.log({name}, {value})` was called, but the tensor must have a single element "
                                  f"(shape {list(value.shape)}). You can try doing `self.log({name}, value.mean())`")
             return value if enable_graph else value.detach()
@@ -171,10 +171,11 @@ class LoggerConnector:
     def on_train_batch_end(self, should_log: bool, step: int) -> None:
         """Publish the batch's step values (to the loggers too when ``should_log``)."""
         results = self.train_results
-        log = {} if should_log else None  # the loggers' dict is only built on the steps that send it
-        results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics, callback=self.callback_metrics)
-        if log:
-            self.log_metrics(log, step)
+        if results:  # (a run that logs nothing has nothing to publish)
+            log = {} if should_log else None  # the loggers' dict is only built on the steps that send it
+            results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics, callback=self.callback_metrics)
+            if log:
+                self.log_metrics(log, step)
         results.clear_step()
 
     def on_train_epoch_end(self, step: int) -> None:

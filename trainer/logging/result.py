@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-from ...core.dtypes import FLOAT, from_numpy_dtype
+from ...core.dtypes import FLOAT
 from ...core.tensor import Tensor
 from ..exceptions import MisconfigurationException
 
@@ -149,12 +149,13 @@ def _as_tensor(value, dtype=None) -> Optional[Tensor]:
         return None
     if isinstance(value, Tensor):
         # a logged tensor is already detached (unless logged with enable_graph); one that is detached, floating and
-        # 0-d is returned as is, sharing its data as a detached copy or a reshaped view would. The slots are read
-        # directly: this runs for every logged value of every step
+        # 0-d is returned as is, sharing its data as a detached copy or a reshaped view would. The slots and the
+        # NumPy dtype's kind are read directly (as Tensor.is_floating_point does): this runs for every logged value
+        # of every step
         if value._requires_grad:
             value = value.detach()
         data = value._data
-        if from_numpy_dtype(data.dtype).category < FLOAT:
+        if data.dtype.kind not in "fc":  # bool and integer values are published as floats
             value = value.float()
         return value.reshape(()) if data.ndim and data.size == 1 else value
     return Tensor._make(np.asarray(value, dtype=dtype or np.float32))
