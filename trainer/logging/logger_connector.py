@@ -18,6 +18,9 @@ from .result import LogMeta, ResultCollection, _normalize_reduce_fx, is_metric
 
 __all__ = ["LoggerConnector"]
 
+# where ``LoggerConnector.log`` finds the name and ``enable_graph`` in a call's ``site``
+_NAME, _ENABLE_GRAPH = 1, 7
+
 
 def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
     return {k: (v.item() if isinstance(v, Tensor) else float(v)) for k, v in metrics.items()}
@@ -69,19 +72,16 @@ class LoggerConnector:
         return self.logged_metrics
 
     # ------------------------------------------------------------------------------------------- self.log entry
-    def log(self, module, fx: Optional[str], name: str, value, prog_bar, logger, on_step, on_epoch, reduce_fx,
-            enable_graph, sync_dist, sync_dist_group, add_dataloader_idx, batch_size, metric_attribute,
-            rank_zero_only) -> None:
-        """Validate one ``self.log`` call and store it in the active result collection (the arguments are those of
-        ``LightningModule.log``, in its order)."""
+    def log(self, module, site: tuple, value, batch_size, metric_attribute) -> None:
+        """Validate one ``self.log`` call and store it in the active result collection. ``site`` holds the hook and
+        the call's options, in ``LightningModule.log``'s order: ``(fx, name, prog_bar, logger, on_step, on_epoch,
+        reduce_fx, enable_graph, sync_dist, add_dataloader_idx, rank_zero_only)``."""
         current = self.current
-        site = (fx, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist, add_dataloader_idx,
-                rank_zero_only)
         result = current.call_sites.get(site) if current is not None else None
         if result is None:
             result, value = self._first_call(module, site, value, batch_size, metric_attribute)
-        else:  # these arguments were validated at their first call (every step logs the same keys): only the value
-            value = self._check_value(name, value, enable_graph)
+        else:  # these options were validated at their first call (every step logs the same keys): only the value
+            value = self._check_value(site[_NAME], value, site[_ENABLE_GRAPH])
             if batch_size is not None:
                 self._check_batch_size(result.meta.name, batch_size)
         result.update(value, batch_size, current)
