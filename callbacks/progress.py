@@ -190,6 +190,7 @@ class _StaticBar:
         self.n += n
 
     def update_to(self, n: int, metrics=None, refresh_rate: int = 1) -> None:
+        # (refresh_rate is there for step_to: a line printed at the end has nothing to refresh)
         self.n = n
         if metrics is not None:
             self.postfix = metrics  # kept unevaluated: building it every batch would cost more than the bar
