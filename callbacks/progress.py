@@ -189,10 +189,13 @@ class _StaticBar:
     def update(self, n: int = 1) -> None:
         self.n += n
 
-    def update_to(self, n: int, metrics=None) -> None:
+    def update_to(self, n: int, metrics=None, refresh_rate: int = 1) -> None:
+        # (refresh_rate is there for step_to: a line printed at the end has nothing to refresh)
         self.n = n
         if metrics is not None:
             self.postfix = metrics  # kept unevaluated: building it every batch would cost more than the bar
+
+    step_to = update_to  # a batch is done: this bar draws nothing before it ends, so every batch just counts
 
     def close(self, metrics=None, print_line: bool = True) -> None:
         if not print_line:
@@ -229,6 +232,12 @@ class _TerminalBar:
         if metrics is not None:
             self.bar.set_postfix_str(_postfix_text(metrics() if callable(metrics) else metrics), refresh=False)
         self.bar.refresh()
+
+    def step_to(self, n: int, metrics, refresh_rate: int) -> None:
+        """A batch is done: draw every ``refresh_rate`` batches, and at the last one."""
+        total = self.bar.total
+        if n % refresh_rate == 0 or (total is not None and n >= total):
+            self.update_to(n, metrics)
 
     def close(self, metrics=None, print_line: bool = True) -> None:
         if metrics is not None:
@@ -320,17 +329,10 @@ class TQDMProgressBar(ProgressBar):
         self._latest[_ROLES[key]] = bar
         return bar
 
-    def _should_update(self, n: int, total: Optional[int]) -> bool:
-        return n % self.refresh_rate == 0 or (total is not None and n >= total)
-
     def _update(self, key: str, n: int, metrics=None) -> None:
         bar = self._bars.get(key)
-        if bar is None:
-            return
-        if isinstance(bar, _StaticBar):
-            bar.update_to(n, metrics)
-        elif self._should_update(n, bar.bar.total):
-            bar.update_to(n, metrics)
+        if bar is not None:
+            bar.step_to(n, metrics, self.refresh_rate)
 
     def _close(self, key: str, metrics: Optional[Dict[str, Any]] = None, print_line: bool = True) -> None:
         bar = self._bars.pop(key, None)
@@ -364,8 +366,10 @@ class TQDMProgressBar(ProgressBar):
             self._open("main", desc, total, leave=True)
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx: int) -> None:
-        metrics = self._train_metrics or (lambda: self.get_metrics(trainer, pl_module))
-        self._update("main", batch_idx + 1, metrics)
+        bar = self._bars.get("main")
+        if bar is not None:  # _update written out: this runs every batch
+            bar.step_to(batch_idx + 1, self._train_metrics or (lambda: self.get_metrics(trainer, pl_module)),
+                        self.refresh_rate)
 
     def on_train_epoch_end(self, trainer, pl_module) -> None:
         bar = self._bars.get("main")

@@ -232,8 +232,11 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new tensor sharing data with this one, cut from the graph."""
+        box = self._version  # _ensure_version written out: logging detaches a value every step
+        if box is None:
+            box = self._version = [0]
         t = Tensor._make(self._data)
-        t._version = self._ensure_version()
+        t._version = box  # the version counter is shared, so an in-place change of either is seen by both
         return t
 
     @property
@@ -298,9 +301,10 @@ class Tensor:
     # -- conversions to Python / NumPy -----------------------------------------------------------------------
     def item(self):
         """The value of a one-element tensor as a Python number."""
-        if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
-        return self._data.reshape(()).item() if type(self._data) is np.ndarray else self._data.item()
+        data = self._data
+        if data.size != 1:
+            raise RuntimeError(f"a Tensor with {data.size} elements cannot be converted to Scalar")
+        return data.item()  # any one-element array (NumPy's or CuPy's) gives its value whatever its shape
 
     def tolist(self):
         """The data as (nested) Python lists of numbers."""

@@ -204,10 +204,12 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
             warnings.warn("You are trying to `self.log()` but `Trainer(barebones=True)` is configured. Logging can "
                           "impact raw speed so it is disabled under this setting.")
             return
-        # positional: this runs every step, and passing 16 arguments by keyword is measurably slower
-        trainer._logger_connector.log(self, self._current_fx_name, name, value, prog_bar, logger, on_step, on_epoch,
-                                      reduce_fx, enable_graph, sync_dist, sync_dist_group, add_dataloader_idx,
-                                      batch_size, metric_attribute, rank_zero_only)
+        # the hook and the options of this call, as one hashable record: the connector validates a record at its
+        # first call and then only looks it up (this runs every step). ``sync_dist_group`` is not used: ember
+        # reduces over all processes
+        site = (self._current_fx_name, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist,
+                add_dataloader_idx, rank_zero_only)
+        trainer._logger_connector.log(self, site, value, batch_size, metric_attribute)
 
     def log_dict(self, dictionary, prog_bar: bool = False, logger: Optional[bool] = None,
                  on_step: Optional[bool] = None, on_epoch: Optional[bool] = None, reduce_fx="mean",

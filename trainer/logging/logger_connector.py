@@ -18,20 +18,12 @@ from .result import LogMeta, ResultCollection, _normalize_reduce_fx, is_metric
 
 __all__ = ["LoggerConnector"]
 
+# where ``LoggerConnector.log`` finds the name and ``enable_graph`` in a call's ``site``
+_NAME, _ENABLE_GRAPH = 1, 7
+
 
 def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
     return {k: (v.item() if isinstance(v, Tensor) else float(v)) for k, v in metrics.items()}
-
-
-def _tensors(metrics: Dict[str, Any]) -> Dict[str, Tensor]:
-    """``logged_metrics`` and ``callback_metrics`` hold tensors (a logged Python number becomes one)."""
-    for v in metrics.values():
-        if not isinstance(v, Tensor):
-            break
-    else:  # the usual case (the result collection publishes tensors): nothing to convert
-        return metrics
-    from ...core import tensor
-    return {k: (v if isinstance(v, Tensor) else tensor(float(v))) for k, v in metrics.items()}
 
 
 class LoggerConnector:
@@ -48,7 +40,6 @@ class LoggerConnector:
         self.num_eval_dataloaders = 1
         self.epoch_end_reached = False
         self.eval_epoch_end_reached = False
-        self._meta_cache = {}
 
     def _epoch_end_results(self) -> Optional[ResultCollection]:
         if self.epoch_end_reached:
@@ -63,10 +54,10 @@ class LoggerConnector:
         values, so callbacks and hooks in ``on_*_epoch_end`` can read (and monitor) them."""
         results = self._epoch_end_results()
         if results is not None:
-            self.callback_metrics.update(results.metrics(on_step=False)["callback"])
+            results.collect(on_step=False, callback=self.callback_metrics)
         elif self.current is self.train_results and self.train_results.batch is not None:
             # inside a training batch: the values logged so far in this batch are visible right away
-            self.callback_metrics.update(self.train_results.metrics(on_step=True)["callback"])
+            self.train_results.collect(on_step=True, callback=self.callback_metrics)
         return self.callback_metrics
 
     def get_logged_metrics(self) -> Dict[str, Tensor]:
@@ -75,25 +66,31 @@ class LoggerConnector:
         (so its ``on_*_epoch_end`` hooks see them)."""
         results = self._epoch_end_results()
         if results is not None:
-            self.logged_metrics.update(_tensors(results.metrics(on_step=False)["log"]))
+            results.collect(on_step=False, log=self.logged_metrics)
         elif self.current is not None and self.current.batch is not None and not self.trainer.sanity_checking:
-            self.logged_metrics.update(_tensors(self.current.metrics(on_step=True)["log"]))
+            self.current.collect(on_step=True, log=self.logged_metrics)
         return self.logged_metrics
 
     # ------------------------------------------------------------------------------------------- self.log entry
-    def log(self, module, fx: Optional[str], name: str, value, prog_bar, logger, on_step, on_epoch, reduce_fx,
-            enable_graph, sync_dist, sync_dist_group, add_dataloader_idx, batch_size, metric_attribute,
-            rank_zero_only) -> None:
-        """Validate one ``self.log`` call and store it in the active result collection (the arguments are those of
-        ``LightningModule.log``, in its order)."""
+    def log(self, module, site: tuple, value, batch_size, metric_attribute) -> None:
+        """Validate one ``self.log`` call and store it in the active result collection. ``site`` holds the hook and
+        the call's options, in ``LightningModule.log``'s order: ``(fx, name, prog_bar, logger, on_step, on_epoch,
+        reduce_fx, enable_graph, sync_dist, add_dataloader_idx, rank_zero_only)``."""
         current = self.current
-        key = (fx, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist, add_dataloader_idx,
-               rank_zero_only, current.dataloader_idx if current is not None else None)
-        meta = self._meta_cache.get(key)
-        if meta is not None and not meta.is_metric and batch_size is None:
-            # the same call site as before (every step logs the same keys): the options were already validated
-            current.log(meta, self._check_value(name, value, enable_graph), None)
-            return
+        result = current.call_sites.get(site) if current is not None else None
+        if result is None:
+            result, value = self._first_call(module, site, value, batch_size, metric_attribute)
+        else:  # these options were validated at their first call (every step logs the same keys): only the value
+            value = self._check_value(site[_NAME], value, site[_ENABLE_GRAPH])
+            if batch_size is not None:
+                self._check_batch_size(result.meta.name, batch_size)
+        result.update(value, batch_size, current)
+
+    def _first_call(self, module, site: tuple, value, batch_size, metric_attribute):
+        """Validate the arguments of a ``self.log`` call not seen before in the active collection: the entry they
+        log to (remembered for the next calls, unless the value is a Metric) and the value checked."""
+        fx, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist, add_dataloader_idx, \
+            rank_zero_only = site
         if not isinstance(name, str):
             raise TypeError(f"`self.log()` expects the name to be a string, got {type(name).__name__}: {name!r}")
         if "/dataloader_idx_" in name:
@@ -101,7 +98,8 @@ class LoggerConnector:
                                             "information about `dataloader_idx`")
         if fx not in _RULES:
             check_logging(fx, True, True)  # raises, naming the hook
-        if self.current is None:
+        current = self.current
+        if current is None:
             raise MisconfigurationException(f"You can't `self.log()` inside `{fx}`: no training or evaluation loop "
                                             "is running")
         default_step, default_epoch = defaults_for(fx)
@@ -117,22 +115,23 @@ class LoggerConnector:
         elif metric_attribute is None:
             metric_attribute = self._find_metric_attribute(module, value, name)
         reduce = _normalize_reduce_fx(reduce_fx)
-        dl_idx = self.current.dataloader_idx
+        dl_idx = current.dataloader_idx
         if add_dataloader_idx and dl_idx is not None and self.num_eval_dataloaders > 1:
             name = f"{name}/dataloader_idx_{dl_idx}"
         meta = LogMeta(fx=fx, name=name, prog_bar=bool(prog_bar), logger=True if logger is None else bool(logger),
                        on_step=on_step, on_epoch=on_epoch, reduce_fx=reduce, enable_graph=enable_graph,
                        sync_dist=sync_dist, rank_zero_only=rank_zero_only, dataloader_idx=dl_idx, is_metric=metric)
-        if batch_size is not None and (not isinstance(batch_size, numbers.Integral) or batch_size < 1):
-            raise MisconfigurationException(f"`self.log({name}, batch_size={batch_size!r})`: batch_size must be a "
-                                            "positive int")
-        self.current.log(meta, value, batch_size)
-        self._meta_cache[key] = meta
+        if batch_size is not None:
+            self._check_batch_size(name, batch_size)
+        result = current.entry(meta, value)
+        if not metric:  # a Metric is looked up again at every call, as its value can't be checked like a number
+            current.call_sites[site] = result
+        return result, value
 
     @staticmethod
     def _check_value(name: str, value, enable_graph: bool):
         if isinstance(value, Tensor):  # first: the common case, and cheaper than the abstract Number check
-            if value.numel() != 1:
+            if value._data.size != 1:  # numel() read directly: this runs for every logged value
                 raise ValueError(f"`self.log({name}, {value})` was called, but the tensor must have a single element "
                                  f"(shape {list(value.shape)}). You can try doing `self.log({name}, value.mean())`")
             return value if enable_graph else value.detach()
@@ -147,6 +146,12 @@ class LoggerConnector:
                          "logged. Log a number, a one-element tensor or a Metric.")
 
     @staticmethod
+    def _check_batch_size(name: str, batch_size) -> None:
+        if not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+            raise MisconfigurationException(f"`self.log({name}, batch_size={batch_size!r})`: batch_size must be a "
+                                            "positive int")
+
+    @staticmethod
     def _find_metric_attribute(module, metric, name: str) -> str:
         for attr, sub in module.named_modules():
             if sub is metric:
@@ -158,28 +163,29 @@ class LoggerConnector:
 
     # ------------------------------------------------------------------------------------------------ training
     def on_train_batch_start(self, batch) -> None:
-        self.current = self.train_results
-        self.train_results.batch = batch
-        self.train_results.batch_size = None
-        self.train_results.dataloader_idx = None
+        # (the training collection's dataloader_idx is always None: only evaluation has several loaders)
+        results = self.current = self.train_results
+        results.batch = batch
+        results.batch_size = None
 
     def on_train_batch_end(self, should_log: bool, step: int) -> None:
         """Publish the batch's step values (to the loggers too when ``should_log``)."""
-        metrics = self.train_results.metrics(on_step=True)
-        self.callback_metrics.update(metrics["callback"])
-        self.progress_bar_metrics.update(metrics["pbar"])
-        if should_log and metrics["log"]:
-            self.log_metrics(metrics["log"], step)
-        self.train_results.clear_step()
+        results = self.train_results
+        if results:  # (a run that logs nothing has nothing to publish)
+            log = {} if should_log else None  # the loggers' dict is only built on the steps that send it
+            results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics, callback=self.callback_metrics)
+            if log:
+                self.log_metrics(log, step)
+        results.clear_step()
 
     def on_train_epoch_end(self, step: int) -> None:
         """Publish the epoch values of training, then reset the epoch accumulators."""
         self.current = self.train_results
-        metrics = self.train_results.metrics(on_step=False, sync=self.trainer.strategy.reduce_number)
-        self.callback_metrics.update(metrics["callback"])
-        self.progress_bar_metrics.update(metrics["pbar"])
-        if metrics["log"]:
-            self.log_metrics(metrics["log"], step)
+        log = {}
+        self.train_results.collect(on_step=False, log=log, pbar=self.progress_bar_metrics,
+                                   callback=self.callback_metrics, sync=self.trainer.strategy.reduce_number)
+        if log:
+            self.log_metrics(log, step)
         self.train_results.reset_epoch()
 
     # ---------------------------------------------------------------------------------------------- evaluation
@@ -187,49 +193,52 @@ class LoggerConnector:
         self.eval_results = ResultCollection(training=False)
         self.current = self.eval_results
         self.num_eval_dataloaders = num_dataloaders
-        self._meta_cache = {}  # dataloader suffixes depend on the number of loaders
 
     def on_eval_batch_start(self, batch, dataloader_idx: int) -> None:
-        self.current = self.eval_results
-        self.eval_results.batch = batch
-        self.eval_results.batch_size = None
-        self.eval_results.dataloader_idx = dataloader_idx if self.num_eval_dataloaders > 1 else None
+        results = self.current = self.eval_results
+        results.batch = batch
+        results.batch_size = None
+        results.set_dataloader_idx(dataloader_idx if self.num_eval_dataloaders > 1 else None)
 
     def eval_epoch_end(self) -> None:
         """The loaders are done: epoch values become visible, and what the epoch-end hooks log belongs to no loader."""
         self.eval_epoch_end_reached = True
-        self.eval_results.dataloader_idx = None
+        self.eval_results.set_dataloader_idx(None)
         self.eval_results.batch = None
 
     def on_eval_batch_end(self, step: int, sanity: bool) -> None:
-        metrics = self.eval_results.metrics(on_step=True)
-        if not sanity:
-            self.callback_metrics.update(metrics["callback"])
-            self.progress_bar_metrics.update(metrics["pbar"])
-            if metrics["log"]:
-                self.log_metrics(metrics["log"], step)
+        if not sanity:  # the sanity check's values are discarded
+            log = {}
+            self.eval_results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics,
+                                      callback=self.callback_metrics)
+            if log:
+                self.log_metrics(log, step)
         self.eval_results.clear_step()
 
     def on_eval_end(self, step: int, sanity: bool) -> List[Dict[str, float]]:
         """Publish the evaluation epoch values; return one dict of them per dataloader."""
         sync = self.trainer.strategy.reduce_number
-        metrics = self.eval_results.metrics(on_step=False, sync=sync)
-        per_loader = [self.eval_results.metrics(on_step=False, sync=sync, dataloader_idx=idx)
-                      for idx in range(self.num_eval_dataloaders)] if self.num_eval_dataloaders > 1 else []
-        self.eval_results.reset_epoch()
+        results = self.eval_results
+        log, pbar, callback = {}, {}, {}
+        results.collect(on_step=False, log=log, pbar=pbar, callback=callback, sync=sync)
+        per_loader = []
+        if self.num_eval_dataloaders > 1:
+            for idx in range(self.num_eval_dataloaders):
+                per_loader.append({})
+                results.collect(on_step=False, log=per_loader[-1], sync=sync, dataloader_idx=idx)
+        results.reset_epoch()
         self.eval_epoch_end_reached = False
         self.current = self.train_results if self.trainer.training else None
         if sanity:
             return []
-        self.callback_metrics.update(metrics["callback"])
-        self.progress_bar_metrics.update(metrics["pbar"])
-        if metrics["log"]:
-            self.log_metrics(metrics["log"], step)
+        self.callback_metrics.update(callback)
+        self.progress_bar_metrics.update(pbar)
+        if log:
+            self.log_metrics(log, step)
         if self.num_eval_dataloaders == 1:
-            return [_to_float_dict(metrics["log"])]
+            return [_to_float_dict(log)]
         # one dict per loader: its own keys (suffixed or not) and those logged outside any loader
-        return [_to_float_dict({k: v for k, v in metrics["log"].items() if k in own["log"]})
-                for own in (per_loader[idx] for idx in range(self.num_eval_dataloaders))]
+        return [_to_float_dict({k: v for k, v in log.items() if k in own}) for own in per_loader]
 
     def train_results_state(self) -> Dict[str, Any]:
         return self.train_results.state_dict()
@@ -245,7 +254,7 @@ class LoggerConnector:
         if "step" in metrics:
             metrics = dict(metrics)
             user_step = metrics.pop("step")
-        self.logged_metrics.update(_tensors(metrics))
+        self.logged_metrics.update(metrics)  # the result collections publish tensors
         if not trainer.loggers or not trainer.is_global_zero:
             return
         scalars = _to_float_dict(metrics)
@@ -265,5 +274,4 @@ class LoggerConnector:
         self.eval_results = None
         self.current = None
         self.epoch_end_reached = self.eval_epoch_end_reached = False
-        self._meta_cache = {}
 

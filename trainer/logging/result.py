@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ...core.dtypes import FLOAT
 from ...core.tensor import Tensor
 from ..exceptions import MisconfigurationException
 
@@ -68,15 +69,23 @@ class LogMeta:
 
 
 class ResultMetric:
-    """One logged key: the latest step value and the epoch accumulator."""
+    """One logged key: the latest step value and the epoch accumulator.
 
-    __slots__ = ("meta", "value", "total", "count", "has_step", "has_epoch", "metric", "dtype")
+    The names it is published under are worked out once, here: ``name_step``/``name_epoch`` when the key is
+    forked (logged both on step and on epoch), else ``name``.
+    """
+
+    __slots__ = ("meta", "value", "total", "count", "has_step", "has_epoch", "metric", "dtype", "forked", "step_key",
+                 "epoch_key")
 
     def __init__(self, meta: LogMeta):
         self.meta = meta
         self.value = None
         self.metric = None
         self.dtype = None
+        self.forked = meta.forked
+        self.step_key = meta.name + "_step" if self.forked else meta.name
+        self.epoch_key = meta.name + "_epoch" if self.forked else meta.name
         self.reset()
 
     def reset(self) -> None:
@@ -85,18 +94,23 @@ class ResultMetric:
         self.has_step = False
         self.has_epoch = False
 
-    def update(self, value, batch_size: int) -> None:
-        if self.meta.is_metric:
+    def update(self, value, batch_size: Optional[int], results: "ResultCollection") -> None:
+        """Record one logged value. ``batch_size`` None means the size of ``results``' current batch: it is only
+        inferred where it is used, by the batch-size-weighted epoch mean."""
+        meta = self.meta
+        if meta.is_metric:
             self.metric = value
             self.has_step = self.has_epoch = True
             return
         self.value = value
         self.has_step = True
-        if not self.meta.on_epoch:
+        if not meta.on_epoch:
             return
         v = value.item() if isinstance(value, Tensor) else float(value)
-        reduce = self.meta.reduce_fx
+        reduce = meta.reduce_fx
         if reduce == "mean":
+            if batch_size is None:
+                batch_size = results.current_batch_size()
             self.total = v * batch_size if self.total is None else self.total + v * batch_size
             self.count += batch_size
         elif reduce == "sum":
@@ -130,21 +144,29 @@ class ResultMetric:
 
 
 def _as_tensor(value, dtype=None) -> Optional[Tensor]:
+    """A published value: a detached floating tensor, 0-d when it has one element (a number becomes one)."""
     if value is None:
         return None
     if isinstance(value, Tensor):
         # a logged tensor is already detached (unless logged with enable_graph); one that is detached, floating and
-        # 0-d is returned as is, sharing its data as a detached copy or a reshaped view would
-        if value.requires_grad:
+        # 0-d is returned as is, sharing its data as a detached copy or a reshaped view would. The slots and the
+        # NumPy dtype's kind are read directly (as Tensor.is_floating_point does): this runs for every logged value
+        # of every step
+        if value._requires_grad:
             value = value.detach()
-        if value.dtype.category < 2:
+        data = value._data
+        if data.dtype.kind not in "fc":  # bool and integer values are published as floats
             value = value.float()
-        return value.reshape(()) if value.ndim and value.numel() == 1 else value
+        return value.reshape(()) if data.ndim and data.size == 1 else value
     return Tensor._make(np.asarray(value, dtype=dtype or np.float32))
 
 
 class ResultCollection(dict):
-    """Maps ``"<hook>.<name>"`` to :class:`ResultMetric` for one stage (training, or one evaluation run)."""
+    """Maps ``"<hook>.<name>"`` to :class:`ResultMetric` for one stage (training, or one evaluation run).
+
+    ``call_sites`` remembers, for each distinct set of ``self.log`` arguments already validated in this collection,
+    the entry they log to; the logger connector looks it up first, so a key logged every step is validated once.
+    """
 
     def __init__(self, training: bool):
         super().__init__()
@@ -153,6 +175,13 @@ class ResultCollection(dict):
         self.batch_size: Optional[int] = None
         self.dataloader_idx: Optional[int] = None
         self.warned_ambiguous = False
+        self.call_sites: Dict[tuple, ResultMetric] = {}
+
+    def set_dataloader_idx(self, idx: Optional[int]) -> None:
+        """Log to evaluation loader ``idx`` from now on (None: to no loader, as the epoch-end hooks do)."""
+        if idx != self.dataloader_idx:
+            self.dataloader_idx = idx
+            self.call_sites.clear()  # an entry's name and meta depend on the loader
 
     def current_batch_size(self) -> int:
         """The inferred batch size of the current batch (computed once per batch)."""
@@ -171,26 +200,29 @@ class ResultCollection(dict):
                     warnings.warn(w.message, w.category)
         return self.batch_size
 
-    def log(self, meta: LogMeta, value, batch_size: Optional[int]) -> None:
+    def entry(self, meta: LogMeta, value) -> ResultMetric:
+        """The entry ``meta`` logs to, made on its first use (the dtype of a floating tensor is kept, for the epoch
+        value); logging a key again in the same hook with other options raises."""
         key = f"{meta.fx}.{meta.name}"
         result = self.get(key)
         if result is None:
             result = self[key] = ResultMetric(meta)
-            if isinstance(value, Tensor) and value.dtype.category >= 2:
+            if isinstance(value, Tensor) and value.dtype.category >= FLOAT:
                 result.dtype = value._data.dtype
         elif result.meta is not meta and result.meta.options() != meta.options():
             raise MisconfigurationException(
                 f"You called `self.log({meta.name}, ...)` twice in `{meta.fx}` with different arguments. This is not "
                 "allowed")
-        if batch_size is None:
-            batch_size = self.current_batch_size() if meta.on_epoch and meta.reduce_fx == "mean" \
-                and not meta.is_metric else 1
-        result.update(value, batch_size)
+        return result
 
-    def metrics(self, on_step: bool, sync=None, dataloader_idx=None) -> Dict[str, Dict[str, Any]]:
-        """The values to publish: ``{"log": ..., "pbar": ..., "callback": ...}`` for the step or the epoch; with
-        ``dataloader_idx``, only that loader's keys and those logged outside any loader (epoch-end hooks)."""
-        out = {"log": {}, "pbar": {}, "callback": {}}
+    def collect(self, on_step: bool, log: Optional[dict] = None, pbar: Optional[dict] = None,
+                callback: Optional[dict] = None, sync=None, dataloader_idx=None) -> None:
+        """Write the step (``on_step``) or epoch values into the dicts given (those left None are not wanted):
+        ``log`` for the loggers and ``callback`` for monitoring, as tensors, and ``pbar`` as Python floats, which
+        the progress bar shows (as in Lightning). With ``dataloader_idx``, only that loader's keys and those
+        logged outside any loader (epoch-end hooks)."""
+        if not self.training and on_step:
+            callback = None  # evaluation step values are not monitored at all (Lightning), so they never linger
         for result in self.values():
             meta = result.meta
             if dataloader_idx is not None and meta.dataloader_idx not in (None, dataloader_idx):
@@ -199,28 +231,23 @@ class ResultCollection(dict):
                 if not meta.on_step or not result.has_step:
                     continue
                 value = result.step_value()
-                suffix = "_step"
+                key = result.step_key
             else:
                 if not meta.on_epoch or not result.has_epoch:
                     continue
                 value = result.epoch_value(sync)
-                suffix = "_epoch"
+                key = result.epoch_key
             if value is None:
                 continue
-            name = meta.name
-            is_forked = meta.on_step and meta.on_epoch  # meta.forked, without a property call per key and step
-            forked = name + suffix if is_forked else name
-            if meta.logger:
-                out["log"][forked] = value
-            if meta.prog_bar:  # the progress bar shows numbers: Python floats, as in Lightning
-                out["pbar"][forked] = value.item() if isinstance(value, Tensor) else float(value)
-            # rank-zero-only values can't be monitored (other ranks lack them); evaluation step values are not
-            # monitored at all (Lightning), so they never linger in callback_metrics after the epoch
-            if not meta.rank_zero_only and (self.training or not on_step):
-                out["callback"][name] = value
-                if is_forked:
-                    out["callback"][forked] = value
-        return out
+            if log is not None and meta.logger:
+                log[key] = value
+            if pbar is not None and meta.prog_bar:
+                pbar[key] = value.item()
+            # rank-zero-only values can't be monitored: other ranks lack them
+            if callback is not None and not meta.rank_zero_only:
+                callback[meta.name] = value
+                if result.forked:
+                    callback[key] = value
 
     def state_dict(self) -> Dict[str, Any]:
         """The epoch accumulators (plain numbers) so a mid-epoch resume gives the same epoch values."""
@@ -238,6 +265,7 @@ class ResultCollection(dict):
             result.total, result.count, result.has_epoch = entry["total"], entry["count"], True
             result.dtype = None if entry["dtype"] is None else np.dtype(entry["dtype"])
             self[key] = result
+        self.call_sites.clear()  # they point at the entries just replaced
 
     def reset_epoch(self) -> None:
         """Reset the epoch accumulators and the logged Metric objects."""
