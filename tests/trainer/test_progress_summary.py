@@ -198,9 +198,11 @@ def _fit_on_terminal(bar, epochs=2, batches=4):
 
 
 def _draws(text):
-    """Every state the screen showed, in order (tqdm redraws a line after a carriage return)."""
+    """Every state the screen showed, in order (tqdm redraws a line after a carriage return). Trailing spaces are
+    dropped: tqdm pads a redraw shorter than the line before it (e.g. a rate of ``994.68it/s`` after
+    ``1.02kit/s``) to blank out the rest of that line."""
     import re
-    return [d for d in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)) if d.strip()]
+    return [d.rstrip() for d in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)) if d.strip()]
 
 
 def test_terminal_bar_draws_every_refresh_rate_batches_with_the_metrics_live():
