@@ -12,8 +12,10 @@ lstm      2-layer LSTM, hidden 128, embedding 64, seq 50, B=64, Adam, 200 steps
 
 Sides: ``ember`` (hand-written loop), ``trainer`` (the same LightningModule through ``em.Trainer``, logging and
 checkpointing off), ``numpy`` (the floor of :mod:`jobs_numpy`, mlp and cnn only) and ``torch`` (the same model in
-raw PyTorch). Every measurement is a fresh process, and the sides alternate within each repetition, so a change in
-machine load hits all sides alike; the table shows medians and the ratios of medians, plus each side's peak RSS.
+raw PyTorch). Each side trains in its own process, as it would alone, and the sides take turns of :data:`TURN`
+steps, so a machine whose speed drifts over seconds or minutes (a shared virtual machine) slows every side alike;
+alternating whole processes could not promise that. The table shows the median step time of each side (over
+``--repeat`` runs of fresh processes), the ratios of medians, and each side's peak RSS.
 
 PyTorch is never a dependency of ember. To compare against it, make a separate venv outside the repository (on the
 project's machine it is ``/work/torchvenv``)::
@@ -155,18 +157,52 @@ def batches(x, y, batch, steps):
 
 
 # ------------------------------------------------------------------------------------------------------- sides
-def _timed(step, data):
-    """Run ``step`` over ``data``; seconds per step after :data:`WARMUP` steps."""
-    for xb, yb in data[:WARMUP]:
-        step(xb, yb)
-    t0 = time.perf_counter()
-    for xb, yb in data[WARMUP:]:
-        step(xb, yb)
-    return (time.perf_counter() - t0) / max(1, len(data) - WARMUP)
+# Every side runs in its own process and trains in turns of TURN steps, when the driver says so (one "go" line on
+# its stdin per turn; it answers with one JSON line of that turn's step times). So every side trains in its own
+# process, with its own allocator and caches, as it would alone, while a machine whose speed drifts over seconds or
+# minutes slows all sides alike. The first step of a turn is not counted: it finds the caches the other side left.
+TURN = 4
 
 
-def run_loop(job, lib, data):
-    """The hand-written training loop in ``lib`` (ember or torch)."""
+class _Turns:
+    """A worker's side of the turn protocol, on the stdout it was started with (other output goes to stderr)."""
+
+    def __init__(self):
+        self.out = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)  # prints of the training code (the Trainer's messages) must not reach the protocol stream
+
+    def wait(self, times, done=False):
+        """Report the last turn's step ``times`` and wait for the next turn; False once told to stop."""
+        self.out.write(json.dumps({"times": times, "done": done}) + "\n")
+        self.out.flush()
+        return sys.stdin.readline().strip() == "go"
+
+    def stop(self):
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.out.write(json.dumps({"rss_mb": rss}) + "\n")
+        self.out.flush()
+
+
+def serve_turns(step, batches):
+    """Train ``step`` over ``batches`` in turns (see :data:`TURN`)."""
+    turns = _Turns()
+    if not turns.wait([]):
+        return turns.stop()
+    for start in range(0, len(batches), TURN):
+        times = []
+        for xb, yb in batches[start:start + TURN]:
+            t0 = time.perf_counter()
+            step(xb, yb)
+            times.append(time.perf_counter() - t0)
+        done = start + TURN >= len(batches)
+        if not turns.wait(times, done) or done:
+            break
+    turns.stop()
+
+
+def loop_step(job, lib, data):
+    """``(step, batches)``: one step of the hand-written training loop in ``lib`` (ember or torch), and ``data``
+    as that library's tensors."""
     lib.manual_seed(0)
     model = build_model(job, lib)
     opt = build_optimizer(job, lib, model.parameters())
@@ -178,7 +214,7 @@ def run_loop(job, lib, data):
         loss = F.cross_entropy(model(xb), yb)
         loss.backward()
         opt.step()
-    return _timed(step, tensors)
+    return step, tensors
 
 
 class _Loader:
@@ -194,8 +230,10 @@ class _Loader:
         return len(self.items)
 
 
-def run_trainer(job, data):
-    """The same job as a LightningModule through ``em.Trainer`` (no logger, checkpoint, progress bar)."""
+def serve_trainer(job, data):
+    """The same job as a LightningModule through ``em.Trainer`` (no logger, checkpoint, progress bar), in turns: a
+    batch's time runs from its ``on_train_batch_start`` to the next one's, so it includes all of the Trainer's
+    per-batch work (the last batch, which has no next one, is not counted)."""
     import ember as em
     F = em.nn.functional
 
@@ -211,23 +249,34 @@ def run_trainer(job, data):
         def configure_optimizers(self):
             return build_optimizer(job, em, self.parameters())
 
+    turns = _Turns()
+
     class Clock(em.Callback):
-        start = None
+        def __init__(self):
+            self.times, self.last = [], None
 
         def on_train_batch_start(self, trainer, module, batch, batch_idx):
-            if batch_idx == WARMUP:
-                Clock.start = time.perf_counter()
+            now = time.perf_counter()
+            if self.last is not None:
+                self.times.append(now - self.last)
+            if batch_idx % TURN == 0:  # the first one says "ready"
+                turns.wait(self.times)
+                self.times = []
+                now = time.perf_counter()
+            self.last = now
 
     em.manual_seed(0)
     tensors = [(em.from_numpy(x), em.from_numpy(y)) for x, y in data]
+    clock = Clock()
     trainer = em.Trainer(max_epochs=1, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-                         enable_model_summary=False, callbacks=[Clock()], num_sanity_val_steps=0)
+                         enable_model_summary=False, callbacks=[clock], num_sanity_val_steps=0)
     trainer.fit(Job(), train_dataloaders=_Loader(tensors))
-    return (time.perf_counter() - Clock.start) / max(1, len(data) - WARMUP)
+    turns.wait(clock.times, done=True)
+    turns.stop()
 
 
-def run_floor(job, data):
-    """The hand-written NumPy floor (mlp and cnn)."""
+def floor_step(job, data):
+    """``(step, batches)``: one step of the hand-written NumPy floor (mlp and cnn)."""
     sys.path.insert(0, HERE)
     from jobs_numpy import Adam, LeNetFloor, MlpFloor
     import ember as em
@@ -239,32 +288,26 @@ def run_floor(job, data):
     def step(xb, yb):
         _, grads = floor.grads(xb, yb)
         opt.step(grads)
-    return _timed(step, data)
+    return step, data
 
 
 def worker(args):
-    """One measurement in this process; prints a JSON line."""
+    """One side of one job, trained in turns (see :data:`TURN`)."""
     batch = args.batch or JOBS[args.job][0]
-    steps = max(WARMUP + 5, int(round(JOBS[args.job][1] * args.scale)))
+    steps = max(WARMUP + 2 * TURN, int(round(JOBS[args.job][1] * args.scale)))
     x, y = make_data(args.job, batch, steps)
     data = batches(x, y, batch, steps)
     if args.side == "torch":
         import torch
         if args.threads:
             torch.set_num_threads(args.threads)
-        seconds = run_loop(args.job, torch, data)
-    else:
-        import ember as em
-        if args.threads:
-            em.set_num_threads(args.threads)
-        if args.side == "ember":
-            seconds = run_loop(args.job, em, data)
-        elif args.side == "trainer":
-            seconds = run_trainer(args.job, data)
-        else:
-            seconds = run_floor(args.job, data)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "rss_mb": rss}))
+        return serve_turns(*loop_step(args.job, torch, data))
+    import ember as em
+    if args.threads:
+        em.set_num_threads(args.threads)
+    if args.side == "trainer":
+        return serve_trainer(args.job, data)
+    return serve_turns(*(loop_step(args.job, em, data) if args.side == "ember" else floor_step(args.job, data)))
 
 
 # ------------------------------------------------------------------------------------------------------- driver
@@ -280,8 +323,7 @@ def _torch_python(option):
         return None
 
 
-def measure(job, side, threads, batch, scale, torch_python, timeout=900):
-    """Run one worker process; ``(seconds per step, peak RSS in MB)``."""
+def _start(job, side, threads, batch, scale, torch_python, log):
     env = dict(os.environ)
     if side == "numpy":  # the floor is NumPy as its users run it: no ember allocator or BLAS policy
         env.update(EMBER_MALLOC_TUNE="0", EMBER_BLAS_THREADS="keep")
@@ -293,29 +335,63 @@ def measure(job, side, threads, batch, scale, torch_python, timeout=900):
         cmd += ["--threads", str(threads)]
     if batch:
         cmd += ["--batch", str(batch)]
+    return subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+
+
+def _tell(proc, word):
+    proc.stdin.write(word + "\n")
+    proc.stdin.flush()
+
+
+def _reply(proc, log):
+    line = proc.stdout.readline()
+    if not line:
+        proc.wait()
+        log.seek(0)
+        raise RuntimeError(f"{' '.join(proc.args)} failed:\n{log.read()[-3000:]}")
+    return json.loads(line)
+
+
+def run_sides(job, sides, threads, batch, scale, torch_python):
+    """Train every side in its own process, in turns; ``(median seconds per step, peak RSS in MB)`` per side."""
+    import tempfile
+    logs = {side: tempfile.TemporaryFile("w+") for side in sides}  # stderr, read only if the side fails
+    procs = {side: _start(job, side, threads, batch, scale, torch_python, logs[side]) for side in sides}
+    times = {side: [] for side in sides}
     try:
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:  # a side stuck on an overloaded machine: reported as nan, not waited for
-        return float("nan"), float("nan")
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr[-3000:]}")
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    return result["seconds"], result["rss_mb"]
+        for side in sides:
+            _reply(procs[side], logs[side])  # ready: set up and waiting for its first turn
+        done, counted = set(), dict.fromkeys(sides, 0)
+        while len(done) < len(sides):
+            for side in sides:
+                if side in done:
+                    continue
+                _tell(procs[side], "go")
+                reply = _reply(procs[side], logs[side])
+                for i, t in enumerate(reply["times"]):
+                    if i > 0 and counted[side] + i >= WARMUP:  # a turn's first step finds the other side's caches
+                        times[side].append(t)
+                counted[side] += len(reply["times"])
+                if reply["done"]:
+                    done.add(side)
+        rss = {}
+        for side in sides:
+            _tell(procs[side], "stop")
+            rss[side] = _reply(procs[side], logs[side])["rss_mb"]
+            procs[side].wait()
+    finally:
+        for side in sides:
+            if procs[side].poll() is None:  # a side failed: the others wait for a turn that will not come
+                procs[side].kill()
+            logs[side].close()
+    return {s: statistics.median(t) for s, t in times.items()}, rss
 
 
 def compare(job, sides, threads, batch, scale, repeat, torch_python):
-    """Alternate the sides ``repeat`` times; medians of time per step and of peak RSS, per side."""
-    times = {s: [] for s in sides}
-    rss = {s: [] for s in sides}
-    for _ in range(repeat):
-        for side in sides:
-            t, r = measure(job, side, threads, batch, scale, torch_python)
-            times[side].append(t)
-            rss[side].append(r)
-    def med(values):
-        values = [v for v in values if v == v]
-        return statistics.median(values) if values else float("nan")
-    return {s: med(times[s]) for s in sides}, {s: med(rss[s]) for s in sides}
+    """``repeat`` runs of :func:`run_sides`; the median per side of time per step and of peak RSS."""
+    runs = [run_sides(job, sides, threads, batch, scale, torch_python) for _ in range(repeat)]
+    return ({s: statistics.median(r[0][s] for r in runs) for s in sides},
+            {s: statistics.median(r[1][s] for r in runs) for s in sides})
 
 
 def _load():
@@ -326,7 +402,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=0, help="pin every side to N threads (default: defaults)")
     parser.add_argument("--jobs", default=",".join(JOBS), help="comma-separated jobs")
-    parser.add_argument("--repeat", type=int, default=3, help="alternating repetitions per job (median)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per job, each in fresh processes (median)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every job's step count")
     parser.add_argument("--batch", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--torch-python", default=None, help="interpreter of a venv with torch")

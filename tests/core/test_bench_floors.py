@@ -48,3 +48,15 @@ def test_floor_adam_matches_ember_adam():
         opt.step()
         mine.step([g])
     np.testing.assert_allclose(mine.params[0], p.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_jobs_sides_train_in_turns_each_in_its_own_process():
+    # every side (the hand loop, the Trainer, the NumPy floor) trains to its end in turns and reports its step time
+    # and peak memory; a side that fails raises with its error instead of leaving the others waiting for a turn
+    jobs = _load("jobs")
+    times, rss = jobs.run_sides("mlp", ["ember", "trainer", "numpy"], threads=1, batch=8, scale=0.01,
+                                torch_python=None)
+    assert sorted(times) == sorted(rss) == ["ember", "numpy", "trainer"]
+    assert all(0 < t < 1 for t in times.values()) and all(m > 10 for m in rss.values())
+    with pytest.raises(RuntimeError, match=r"--worker no-such-job ember(.|\n)*KeyError"):
+        jobs.run_sides("no-such-job", ["ember"], threads=1, batch=8, scale=0.01, torch_python=None)
