@@ -162,6 +162,10 @@ def batches(x, y, batch, steps):
 # process, with its own allocator and caches, as it would alone, while a machine whose speed drifts over seconds or
 # minutes slows all sides alike. The first step of a turn is not counted: it finds the caches the other side left.
 TURN = 4
+# Seconds between turns when sides use several threads: after a parallel call, OpenBLAS's workers spin for about
+# 0.1 s (2^28 cycles) and OpenMP's for a few ms before they sleep, and a spinning worker of the side that just ran
+# would take a core from the next one (torch's 2-thread mlp step measured 29 ms instead of 5 without the pause).
+SETTLE = 0.15
 
 
 class _Turns:
@@ -293,6 +297,9 @@ def floor_step(job, data):
 
 def worker(args):
     """One side of one job, trained in turns (see :data:`TURN`)."""
+    if args.threads == 1 and hasattr(os, "sched_setaffinity"):
+        # every side on the same core: the cores of a virtual machine need not run at the same speed
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     batch = args.batch or JOBS[args.job][0]
     steps = max(WARMUP + 2 * TURN, int(round(JOBS[args.job][1] * args.scale)))
     x, y = make_data(args.job, batch, steps)
@@ -368,6 +375,8 @@ def run_sides(job, sides, threads, batch, scale, torch_python):
                     continue
                 _tell(procs[side], "go")
                 reply = _reply(procs[side], logs[side])
+                if threads != 1:  # let the side's idle BLAS/OpenMP workers stop spinning before the next side runs
+                    time.sleep(SETTLE)
                 for i, t in enumerate(reply["times"]):
                     if i > 0 and counted[side] + i >= WARMUP:  # a turn's first step finds the other side's caches
                         times[side].append(t)
