@@ -14,8 +14,9 @@ Sides: ``ember`` (hand-written loop), ``trainer`` (the same LightningModule thro
 checkpointing off), ``numpy`` (the floor of :mod:`jobs_numpy`, mlp and cnn only) and ``torch`` (the same model in
 raw PyTorch). Each side trains in its own process, as it would alone, and the sides take turns of :data:`TURN`
 steps, so a machine whose speed drifts over seconds or minutes (a shared virtual machine) slows every side alike;
-alternating whole processes could not promise that. The table shows the median step time of each side (over
-``--repeat`` runs of fresh processes), the ratios of medians, and each side's peak RSS.
+alternating whole processes could not promise that. At ``--threads 1`` every side runs on the same core. The table
+shows the median step time of each side (over ``--repeat`` runs of fresh processes), the ratios of medians, and
+each side's peak RSS.
 
 PyTorch is never a dependency of ember. To compare against it, make a separate venv outside the repository (on the
 project's machine it is ``/work/torchvenv``)::
