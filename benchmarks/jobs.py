@@ -158,10 +158,10 @@ def batches(x, y, batch, steps):
 
 
 # ------------------------------------------------------------------------------------------------------- sides
-# Every side runs in its own process and trains in turns of TURN steps, when the driver says so (one "go" line on
-# its stdin per turn; it answers with one JSON line of that turn's step times). So every side trains in its own
-# process, with its own allocator and caches, as it would alone, while a machine whose speed drifts over seconds or
-# minutes slows all sides alike. The first step of a turn is not counted: it finds the caches the other side left.
+# Every side trains in its own process, with its own allocator and caches as it would alone, in turns of TURN steps
+# when the driver says so (one "go" line on its stdin per turn; it answers with one JSON line of that turn's step
+# times). A machine whose speed drifts over seconds or minutes then slows all sides alike. The first step of a turn
+# is not counted: it finds the caches the other side left.
 TURN = 4
 # Seconds between turns when sides use several threads: after a parallel call, OpenBLAS's workers spin for about
 # 0.1 s (2^28 cycles) and OpenMP's for a few ms before they sleep, and a spinning worker of the side that just ran
