@@ -232,11 +232,8 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """A new tensor sharing data with this one, cut from the graph."""
-        box = self._version  # _ensure_version written out: logging detaches a value every step
-        if box is None:
-            box = self._version = [0]
         t = Tensor._make(self._data)
-        t._version = box  # the version counter is shared, so an in-place change of either is seen by both
+        t._version = self._ensure_version()  # shared, so an in-place change of either is seen by both
         return t
 
     @property

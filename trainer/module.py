@@ -204,9 +204,9 @@ class LightningModule(HyperparametersMixin, ModelHooks, DataHooks, CheckpointHoo
             warnings.warn("You are trying to `self.log()` but `Trainer(barebones=True)` is configured. Logging can "
                           "impact raw speed so it is disabled under this setting.")
             return
-        # the hook and the options of this call, as one hashable record: the connector validates a record at its
-        # first call and then only looks it up (this runs every step). ``sync_dist_group`` is not used: ember
-        # reduces over all processes
+        # the hook and the options of this call, as one hashable record in the order of the connector's
+        # CALL_SITE_FIELDS: the connector validates a record at its first call and then only looks it up (this runs
+        # every step). ``sync_dist_group`` is not used: ember reduces over all processes
         site = (self._current_fx_name, name, prog_bar, logger, on_step, on_epoch, reduce_fx, enable_graph, sync_dist,
                 add_dataloader_idx, rank_zero_only)
         trainer._logger_connector.log(self, site, value, batch_size, metric_attribute)

@@ -18,8 +18,11 @@ from .result import LogMeta, ResultCollection, _normalize_reduce_fx, is_metric
 
 __all__ = ["LoggerConnector"]
 
-# where ``LoggerConnector.log`` finds the name and ``enable_graph`` in a call's ``site``
-_NAME, _ENABLE_GRAPH = 1, 7
+# what a ``self.log`` call site holds, in the order ``LightningModule.log`` packs it (a plain tuple: it is built on
+# every call)
+CALL_SITE_FIELDS = ("fx", "name", "prog_bar", "logger", "on_step", "on_epoch", "reduce_fx", "enable_graph",
+                    "sync_dist", "add_dataloader_idx", "rank_zero_only")
+_NAME, _ENABLE_GRAPH = CALL_SITE_FIELDS.index("name"), CALL_SITE_FIELDS.index("enable_graph")
 
 
 def _to_float_dict(metrics: Dict[str, Any]) -> Dict[str, float]:
@@ -74,8 +77,7 @@ class LoggerConnector:
     # ------------------------------------------------------------------------------------------- self.log entry
     def log(self, module, site: tuple, value, batch_size, metric_attribute) -> None:
         """Validate one ``self.log`` call and store it in the active result collection. ``site`` holds the hook and
-        the call's options, in ``LightningModule.log``'s order: ``(fx, name, prog_bar, logger, on_step, on_epoch,
-        reduce_fx, enable_graph, sync_dist, add_dataloader_idx, rank_zero_only)``."""
+        the call's options (:data:`CALL_SITE_FIELDS`)."""
         current = self.current
         result = current.call_sites.get(site) if current is not None else None
         if result is None:
