@@ -347,21 +347,27 @@ def matmul(xp, a, b, out=None, bias=None):
     return out
 
 
-def matmuls(xp, pairs):
+def matmuls(xp, pairs, also: Optional[Callable[[], object]] = None):
     """``[a @ b for a, b in pairs]`` for independent 2-D products (a backward's input and weight gradients).
 
     With threads, the products run side by side, each as single-threaded BLAS calls: unlike splitting one GEMM, no
     operand is packed twice and one hand-off serves them all. Each product gets a share of the threads in
     proportion to its size (at least one part), and the parts are claimed dynamically. Products too small to gain
     (below :data:`TASK_GRAIN` multiply-adds each) run one after the other on the calling thread.
+
+    ``also`` (a zero-argument callable, e.g. a bias gradient) is independent work that runs in the same parallel
+    region, taken by whichever thread finishes its product first; its result is appended to the list. (A linear
+    layer's bias gradient run this way made its backward at 2 threads 7-9 % faster on gpt's shapes than running it
+    after the products, on the calling thread alone.)
     """
     threads = get_num_threads()
+    extra = [] if also is None else [also]
     if (threads <= 1 or len(pairs) < 2 or getattr(xp, "__name__", "") != "numpy"
             or any(a.ndim != 2 or b.ndim != 2 for a, b in pairs)):
-        return [matmul(xp, a, b) for a, b in pairs]
+        return [matmul(xp, a, b) for a, b in pairs] + [f() for f in extra]
     sizes = [a.shape[0] * a.shape[1] * b.shape[1] for a, b in pairs]
     if min(sizes) < TASK_GRAIN:
-        return [matmul(xp, a, b) for a, b in pairs]
+        return [matmul(xp, a, b) for a, b in pairs] + [f() for f in extra]
     total = sum(sizes)
     outs, tasks = [], []
     for (a, b), size in zip(pairs, sizes):
@@ -369,5 +375,9 @@ def matmuls(xp, pairs):
         outs.append(out)
         share = max(1, min(round(threads * size / total), size // TASK_GRAIN))
         tasks += _gemm_parts(xp, a, b, out, share)
-    _run_tasks(tasks)
-    return outs
+    results = [None] * len(extra)
+
+    def run_also():
+        results[0] = also()
+    _run_tasks(tasks + ([run_also] if extra else []))
+    return outs + results

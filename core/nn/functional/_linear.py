@@ -42,13 +42,14 @@ class AddmmBackward0(Node):
                 pairs.append((g2, w._data))
             if nf[1] is not None:
                 pairs.append((g2.T, x._data.reshape(-1, in_f)))
-            prods = threads.matmuls(xp, pairs)
+            want_bias = has_bias and nf[2] is not None  # independent too: it runs alongside them
+            prods = threads.matmuls(xp, pairs, also=(lambda: sum_leading(xp, g2, 1)) if want_bias else None)
             if nf[0] is not None:
                 gx = wrap(prods.pop(0).reshape(x._data.shape))
             if nf[1] is not None:
                 gw = wrap(prods.pop(0))
-            if has_bias and nf[2] is not None:
-                gb = wrap(sum_leading(xp, g2, 1))
+            if want_bias:
+                gb = wrap(prods.pop(0))
         else:
             g2 = grad.reshape(-1, out_f)
             if nf[0] is not None:
