@@ -364,8 +364,8 @@ def _gelu_slope(x, approximate):
 # ops/special.py (a few ulps); other dtypes take ember's erf.
 # 64k elements (256 KiB per array, the optimizer's block too): the forward makes ~30 NumPy calls per block, and with
 # two threads each call start and end is a hand-over of the GIL between them, which on a virtual machine can cost a
-# thread wake-up. 32k-element blocks made the 2-thread forward no faster than 1 thread (9.3 vs 9.5 ms on 1M
-# elements); 64k blocks take 6.5 ms, and 1 thread is the same with either.
+# thread wake-up. With 32k-element blocks the 2-thread forward on 1M elements took 8.5-9.3 ms, no faster than 1
+# thread; with 64k blocks it takes 6.0-6.5 ms, and 1 thread is the same with either.
 _GELU_BLOCK = 65536
 
 
