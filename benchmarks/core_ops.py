@@ -20,9 +20,14 @@ import numpy as np
 import ember as em
 
 
-def best(fn, number, repeat=7):
-    """Best time per call in seconds."""
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def bests(fns, number, repeat=7):
+    """Best time per call in seconds of each of ``fns``, timed in turns (one repeat of each per round), so that a
+    drift of the machine's speed during the run slows them alike and their ratios stay comparable."""
+    times = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            times[i] = min(times[i], timeit.timeit(fn, number=number) / number)
+    return times
 
 
 TINY_BACKWARD = """
@@ -46,13 +51,11 @@ def per_op_overhead():
     a, b = em.ones(1), em.ones(1)
     ga, gb = em.ones(1, requires_grad=True), em.ones(1, requires_grad=True)
     n = 100_000
-    t_np = best(lambda: np.add(a_np, b_np), n)
-    t_plain = best(lambda: a + b, n)
-    t_graph = best(lambda: ga + gb, n)
+    t_np, t_plain, t_graph = bests([lambda: np.add(a_np, b_np), lambda: a + b, lambda: ga + gb], n)
 
     def tiny():
         (ga * gb + ga).sum().backward()
-    t_bw = best(tiny, 10_000)
+    t_bw, = bests([tiny], 10_000)
     return [
         ("numpy add, 1 element", t_np * 1e6, "us", 1.0, "-"),
         ("a + b, no grad", t_plain * 1e6, "us", t_plain / t_np, "<= 2.5x"),
@@ -114,8 +117,7 @@ def mlp_step(batch=128, sizes=(784, 256, 128, 10), lr=0.01):
                 p.sub_(p.grad, alpha=lr)
                 p.grad = None
 
-    t_np = best(numpy_step, 50, repeat=5)
-    t_em = best(ember_step, 50, repeat=5)
+    t_np, t_em = bests([numpy_step, ember_step], 20, repeat=25)
     return [("MLP 784-256-128-10 step, numpy", t_np * 1e3, "ms", 1.0, "-"),
             ("MLP 784-256-128-10 step, ember", t_em * 1e3, "ms", t_em / t_np, "<= 1.3x")]
 
