@@ -86,6 +86,17 @@ def test_bool_mask_true_means_take_part():
     np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+@pytest.mark.parametrize("mask_shape", [(6,), (1, 6), (4, 6), (2, 4, 6)])
+def test_bool_masks_of_every_broadcastable_shape(mask_shape):
+    # the fused kernel adds the mask to transposed scores: a 1-D or row mask must still mean "per key"
+    q, k, v = _rand(2, 4, 3, seed=40), _rand(2, 6, 3, seed=41), _rand(2, 6, 5, seed=42)
+    mask = np.random.default_rng(2).random(mask_shape) > 0.4
+    mask[..., 0] = True
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=em.tensor(mask))
+    np.testing.assert_allclose(_np(out), reference_sdpa(_np(q), _np(k), _np(v), mask), rtol=1e-10)
+    assert gradcheck(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=em.tensor(mask)), (q, k, v))
+
+
 def test_float_mask_is_added_to_the_scores():
     q, k, v = _rand(1, 2, 3, 4, seed=13), _rand(1, 2, 5, 4, seed=14), _rand(1, 2, 5, 4, seed=15)
     mask = np.random.default_rng(1).standard_normal((2, 3, 5))
