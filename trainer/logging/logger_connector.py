@@ -174,21 +174,24 @@ class LoggerConnector:
         """Publish the batch's step values (to the loggers too when ``should_log``)."""
         results = self.train_results
         if results:  # (a run that logs nothing has nothing to publish)
-            log = {} if should_log else None  # the loggers' dict is only built on the steps that send it
-            results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics, callback=self.callback_metrics)
-            if log:
-                self.log_metrics(log, step)
+            self._publish(results, True, step, to_loggers=should_log)
         results.clear_step()
 
     def on_train_epoch_end(self, step: int) -> None:
         """Publish the epoch values of training, then reset the epoch accumulators."""
         self.current = self.train_results
-        log = {}
-        self.train_results.collect(on_step=False, log=log, pbar=self.progress_bar_metrics,
-                                   callback=self.callback_metrics, sync=self.trainer.strategy.reduce_number)
+        self._publish(self.train_results, False, step, sync=self.trainer.strategy.reduce_number)
+        self.train_results.reset_epoch()
+
+    def _publish(self, results: ResultCollection, on_step: bool, step: int, to_loggers: bool = True,
+                 sync=None) -> None:
+        """Write ``results``' step or epoch values into the progress-bar and callback dicts and, when
+        ``to_loggers``, send them to the loggers (the loggers' dict is only built then)."""
+        log = {} if to_loggers else None
+        results.collect(on_step=on_step, log=log, pbar=self.progress_bar_metrics, callback=self.callback_metrics,
+                        sync=sync)
         if log:
             self.log_metrics(log, step)
-        self.train_results.reset_epoch()
 
     # ---------------------------------------------------------------------------------------------- evaluation
     def on_eval_start(self, num_dataloaders: int) -> None:
@@ -210,11 +213,7 @@ class LoggerConnector:
 
     def on_eval_batch_end(self, step: int, sanity: bool) -> None:
         if not sanity:  # the sanity check's values are discarded
-            log = {}
-            self.eval_results.collect(on_step=True, log=log, pbar=self.progress_bar_metrics,
-                                      callback=self.callback_metrics)
-            if log:
-                self.log_metrics(log, step)
+            self._publish(self.eval_results, True, step)
         self.eval_results.clear_step()
 
     def on_eval_end(self, step: int, sanity: bool) -> List[Dict[str, float]]:
@@ -223,11 +222,9 @@ class LoggerConnector:
         results = self.eval_results
         log, pbar, callback = {}, {}, {}
         results.collect(on_step=False, log=log, pbar=pbar, callback=callback, sync=sync)
-        per_loader = []
-        if self.num_eval_dataloaders > 1:
-            for idx in range(self.num_eval_dataloaders):
-                per_loader.append({})
-                results.collect(on_step=False, log=per_loader[-1], sync=sync, dataloader_idx=idx)
+        per_loader = [{} for _ in range(self.num_eval_dataloaders)] if self.num_eval_dataloaders > 1 else []
+        for idx, own in enumerate(per_loader):
+            results.collect(on_step=False, log=own, sync=sync, dataloader_idx=idx)
         results.reset_epoch()
         self.eval_epoch_end_reached = False
         self.current = self.train_results if self.trainer.training else None
