@@ -13,6 +13,7 @@ import numbers
 from .. import dtypes as dt, threads
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, record, sum_to, tensor_method, wrap
+from ._bounds import clamped
 from ._elementwise import _conj, _not_implemented, _type_error
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "relu",
@@ -137,13 +138,15 @@ def _clamp_arrays(input, lo, hi, fn):
 
 
 def _clamp_forward(input, data, lo, hi):
+    if not isinstance(lo, input._xp.ndarray) and not isinstance(hi, input._xp.ndarray):
+        return wrap(clamped(data, lo, hi))  # number bounds
     xp = input._xp
     out = data
-    try:
+    try:  # the bounds first: NumPy returns the second operand of a tie, so ties keep the input (PyTorch's rule)
         if lo is not None:
-            out = xp.maximum(out, lo)
+            out = xp.maximum(lo, out)
         if hi is not None:
-            out = xp.minimum(out, hi)
+            out = xp.minimum(hi, out)
     except ValueError:
         shapes = [data.shape] + [getattr(b, "shape", ()) for b in (lo, hi) if b is not None]
         raise broadcast_error(shapes[0], shapes[-1] if len(shapes) > 1 else ()) from None
@@ -508,8 +511,7 @@ def relu(input):
     data = input._data
     if data.dtype.kind in "bc":
         raise _not_implemented("clamp_min_scalar", data)
-    xp = input._xp
-    out = wrap(threads.elementwise(lambda o, a: xp.maximum(a, 0, out=o), xp.empty_like(data), data))
+    out = wrap(clamped(data, lo=0))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = ReluBackward0()
         node.save_output(out)

@@ -11,6 +11,7 @@ import math as _math
 import numpy as np
 
 from ..autograd.graph import Node
+from ._bounds import clamped
 from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _unary
 
 __all__ = ["erf", "erfc", "erfinv"]
@@ -260,7 +261,7 @@ _ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
 
 def _erf32(xp, a):
     """erf of a float32/float16 array, in float32."""
-    x = xp.clip(a.astype(np.float32, copy=False), np.float32(-4.0), np.float32(4.0))
+    x = clamped(a.astype(np.float32, copy=False), np.float32(-4.0), np.float32(4.0))
     z = x * x
     num = _horner(z, _ERF32_P[1:], np.float32(_ERF32_P[0]))
     num *= x

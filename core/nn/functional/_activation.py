@@ -17,6 +17,7 @@ from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
+from ...ops._bounds import clamped
 from ...ops.softmax import _axis, _log_softmax, _softmax, _softmax_dim
 from ...ops.special import _ERF32_P, _ERF32_Q
 from ...random import _gen
@@ -121,7 +122,7 @@ def relu_(input):
 
 def _hardtanh(input, min_val, max_val):
     x = input._data
-    out = input._xp.clip(x, min_val, max_val)
+    out = clamped(x, min_val, max_val)
     slope = ((x > min_val) & (x < max_val)).astype(x.dtype)
     return _piecewise(input, out, slope, HardtanhBackward0)
 

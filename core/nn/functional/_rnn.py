@@ -13,6 +13,7 @@ from __future__ import annotations
 from ... import threads
 from ...autograd.graph import Node
 from ...ops._base import GRAD_ENABLED, record_multi, wrap
+from ...ops._bounds import clamped
 from ._sums import sum_leading
 
 __all__ = []
@@ -366,7 +367,7 @@ def _forward_rnn(xg, h, c, w_hh, b_hh, w_hr, reverse, xp, bs=None, relu=False):
         a = h_new[:n]
         a += h[:n] @ w_hh_t
         if relu:
-            xp.maximum(a, 0, out=a)
+            clamped(a, 0, out=a)
         else:
             xp.tanh(a, out=a)
         if n < B:

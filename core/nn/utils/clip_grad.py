@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ...device import array_module
+from ...ops._bounds import clamped
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -120,5 +121,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     """Clamp every gradient of ``parameters`` to ``[-clip_value, clip_value]``, in place."""
     clip_value = float(clip_value)
     for g in _grads(parameters):
-        g._xp.clip(g._data, -clip_value, clip_value, out=g._data)
+        clamped(g._data, -clip_value, clip_value, out=g._data)
         g._bump_version()
