@@ -24,6 +24,9 @@ def main():
                  ("relu", lambda: np.maximum(a, 0), lambda t: em.relu(t)),
                  ("clamp(-1, 1)", lambda: np.minimum(np.maximum(a, -1), 1), lambda t: em.clamp(t, -1, 1)),
                  ("where(c, x, 0)", lambda: np.where(c, a, 0), lambda t: em.where(ct, t, 0.0)),
+                 ("where(c, x, -x)", lambda: np.where(c, a, -a), lambda t: em.where(ct, t, -t)),
+                 ("logaddexp(x, -x)", lambda: np.logaddexp(a, -a), lambda t: em.logaddexp(t, -t)),
+                 ("softplus", lambda: np.where(a > 20, a, np.logaddexp(0, a)), lambda t: em.nn.functional.softplus(t)),
                  ("maximum(x, x)", lambda: np.maximum(a, a), lambda t: em.maximum(t, t)),
                  ("x > 0.5", lambda: a > 0.5, lambda t: t > 0.5),
                  ("erf", None, lambda t: em.erf(t))]

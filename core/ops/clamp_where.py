@@ -14,6 +14,7 @@ from .. import dtypes as dt, threads
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, record, sum_to, tensor_method, wrap
 from ._bounds import clamped
+from ._select import select
 from ._elementwise import _conj, _not_implemented, _type_error
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "relu",
@@ -393,9 +394,8 @@ def where(condition, input=None, other=None):
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{dt.scalar_type_name(c.dtype)}")
     a, b = _where_arrays(input, other)
-    xp = condition._xp
     try:
-        out = wrap(xp.where(c, a, b))
+        out = wrap(select(c, a, b))
     except ValueError:
         raise broadcast_error(getattr(a, "shape", ()), getattr(b, "shape", ())) from None
     if GRAD_ENABLED[0]:

@@ -18,6 +18,7 @@ from ...device import array_module as _xp_of
 from ...ops import math as _m
 from ...ops._base import GRAD_ENABLED, Tensor, apply_inplace, record, wrap
 from ...ops._bounds import clamped
+from ...ops._select import select
 from ...ops.softmax import _axis, _log_softmax, _softmax, _softmax_dim
 from ...ops.special import _ERF32_P, _ERF32_Q
 from ...random import _gen
@@ -567,9 +568,16 @@ def softplus(input, beta=1.0, threshold=20.0):
     """``log(1 + exp(beta x)) / beta``, reverting to ``x`` where ``beta x > threshold`` for numerical stability."""
     _check(input, "softplus")
     x = input._data
+    xp = input._xp
     bx = x * beta
-    out = input._xp.where(bx > threshold, x, input._xp.logaddexp(0, bx) / beta).astype(x.dtype)
-    out = wrap(out)
+    # log(1 + exp(bx)) = max(bx, 0) + log1p(exp(-|bx|)): NumPy's logaddexp(0, bx) is a scalar loop ~10x slower
+    tail = xp.abs(bx)
+    xp.negative(tail, out=tail)
+    xp.exp(tail, out=tail)
+    xp.log1p(tail, out=tail)
+    tail += clamped(bx, lo=0)
+    tail /= beta
+    out = wrap(select(bx > threshold, x, tail.astype(x.dtype, copy=False)))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = SoftplusBackward0()
         node.save(input)

