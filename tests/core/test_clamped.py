@@ -107,7 +107,7 @@ def test_constant_blocks_are_read_only_and_the_cache_is_bounded():
 
 @pytest.mark.parametrize("n", [6, SIZES[2]])
 def test_ops_keep_pytorch_signed_zeros_and_nan(n):
-    # PyTorch 2.13: relu, clamp, relu6, hardtanh of [-0.0, 0.0, nan, -1, 6, -inf]
+    # PyTorch 2.13: relu, clamp, relu6, hardtanh, elu, selu, leaky_relu of [-0.0, 0.0, nan, -1, 6, -inf]
     v = np.zeros(n, np.float32)
     v[:6] = [-0.0, 0.0, np.nan, -1.0, 6.0, -np.inf]
     x = em.tensor(v)
@@ -119,8 +119,15 @@ def test_ops_keep_pytorch_signed_zeros_and_nan(n):
         "clamp(max=0)": [-0.0, 0.0, np.nan, -1.0, 0.0, -np.inf],
         "relu6": [-0.0, 0.0, np.nan, 0.0, 6.0, 0.0],
         "hardtanh": [-0.0, 0.0, np.nan, -1.0, 1.0, -1.0],
+        "elu": [-0.0, 0.0, np.nan, -0.6321205496788025, 6.0, -1.0],
+        "selu": [-0.0, 0.0, np.nan, -1.1113307476043701, 6.304205894470215, -1.7580993175506592],
+        "leaky_relu": [-0.0, 0.0, np.nan, -0.009999999776482582, 6.0, -np.inf],
     }
     got = {"relu": em.relu(x), "clamp(min=0)": em.clamp(x, min=0.0), "clamp(-1, 0)": em.clamp(x, -1, 0),
-           "clamp(max=0)": em.clamp(x, max=0.0), "relu6": F.relu6(x), "hardtanh": F.hardtanh(x)}
+           "clamp(max=0)": em.clamp(x, max=0.0), "relu6": F.relu6(x), "hardtanh": F.hardtanh(x), "elu": F.elu(x),
+           "selu": F.selu(x), "leaky_relu": F.leaky_relu(x)}
     for name, values in expected.items():
-        assert np.array_equal(_bits(got[name].numpy()[:6]), _bits(np.array(values, np.float32))), name
+        expected_bits = _bits(np.array(values, np.float32))
+        got_bits = _bits(got[name].numpy()[:6])
+        nan = np.isnan(np.array(values))
+        assert np.array_equal(got_bits[~nan], expected_bits[~nan]) and np.isnan(got[name].numpy()[2]), name

@@ -152,7 +152,7 @@ def _leaky_relu(input, negative_slope):
     x = input._data
     xp = input._xp
     pos = x > 0
-    slope = xp.where(pos, xp.asarray(1, x.dtype), xp.asarray(negative_slope, x.dtype))
+    slope = select(pos, xp.asarray(1, x.dtype), xp.asarray(negative_slope, x.dtype))
     return _piecewise(input, x * slope, slope, LeakyReluBackward0)
 
 
@@ -265,8 +265,8 @@ def _elu_like(input, alpha, scale, input_scale):
     x = input._data
     xp = input._xp
     pos = x > 0
-    neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
-    out = wrap(xp.where(pos, x * scale, neg).astype(x.dtype))
+    neg = xp.expm1(clamped(x, hi=0) * input_scale) * (alpha * scale)
+    out = wrap(select(pos, x * scale, neg).astype(x.dtype, copy=False))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = EluBackward0()
         node._ctx = (pos.astype(x.dtype), alpha, scale, input_scale)
