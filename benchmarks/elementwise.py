@@ -28,6 +28,8 @@ def main():
                  ("logaddexp(x, -x)", lambda: np.logaddexp(a, -a), lambda t: em.logaddexp(t, -t)),
                  ("softplus", lambda: np.where(a > 20, a, np.logaddexp(0, a)), lambda t: em.nn.functional.softplus(t)),
                  ("maximum(x, x)", lambda: np.maximum(a, a), lambda t: em.maximum(t, t)),
+                 ("x ** 3", lambda: a ** 3, lambda t: t ** 3),
+                 ("x ** 4", lambda: a ** 4, lambda t: t ** 4),
                  ("x > 0.5", lambda: a > 0.5, lambda t: t > 0.5),
                  ("erf", None, lambda t: em.erf(t))]
         n = 20_000 if size == 100 else 10

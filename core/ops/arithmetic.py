@@ -363,18 +363,57 @@ def pow(input, exponent):
     a, b = binary_arrays(input, exponent)
     if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if b == 2:
-        out = wrap(a * a)
-    elif b == 0.5 and a.dtype.kind == "f":
-        out = wrap(input._xp.sqrt(a))
-    else:
-        out = wrap(a ** b)
+    out = wrap(_power_by_number(input._xp, a, b))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = PowBackward0()
         node.save(input)
         node.p = exponent
         record(node, out, input)
     return out
+
+
+# NumPy's power with an integer-valued exponent runs a loop ~40x slower than a multiply (float32: 75-90 ns per
+# element, against 2 ns for an exponent of 1.5). For float32/float16 and integer exponents up to this size, the power
+# is a product by repeated squaring in float64, rounded once to the input's dtype: as accurate as ``pow``.
+_MAX_MULTIPLIED_EXPONENT = 64
+
+
+def _integer_power(a, n: int):
+    """``a ** n`` for an integer ``n >= 2`` by repeated squaring (a fresh array)."""
+    result, square = None, a
+    while True:
+        if n & 1:
+            result = square if result is None else result * square
+        n >>= 1
+        if not n:
+            return result
+        square = square * square
+
+
+def _power_by_number(xp, a, b):
+    """``a ** b`` for a number ``b``, with PyTorch's special cases for real floats (``pow_tensor_scalar``): 2 and 3
+    are products (``a*a``, ``a*a*a``), -2 is ``1 / (a*a)``, 0.5, -0.5 and -1 are ``sqrt``, ``1 / sqrt`` and
+    ``1 / a``."""
+    if b == 2:
+        return a * a
+    if a.dtype.kind != "f" or isinstance(b, complex):
+        return a ** b
+    if b == 3:
+        return a * a * a
+    if b == 0.5:
+        return xp.sqrt(a)
+    if b == -0.5:
+        return 1 / xp.sqrt(a)
+    if b == -1:
+        return 1 / a
+    if b == -2:
+        return 1 / (a * a)
+    n = float(b)
+    size = -n if n < 0 else n  # (this module's ``abs`` is the tensor op)
+    if a.dtype.itemsize < 8 and n.is_integer() and 1 < size <= _MAX_MULTIPLIED_EXPONENT:
+        wide = _integer_power(a.astype(xp.float64), int(size))
+        return (wide if n > 0 else 1 / wide).astype(a.dtype)
+    return a ** b
 
 
 def _scalar_pow(base, exponent):

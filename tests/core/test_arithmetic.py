@@ -152,3 +152,48 @@ def test_pow_gradient_at_zero_base_matches_pytorch():
 def test_add_requires_tensor_input():
     with pytest.raises(TypeError, match="argument 'input' must be Tensor"):
         em.add(2, 3)
+
+
+# PyTorch 2.13, float32: v ** e for v = [-0.0, 0.0, inf, -inf, nan, -4, 2]
+_POW_TABLE = {
+    -0.5: [-np.inf, np.inf, 0.0, np.nan, np.nan, np.nan, 0.7071067690849304],
+    -1: [-np.inf, np.inf, 0.0, -0.0, np.nan, -0.25, 0.5],
+    -2: [np.inf, np.inf, 0.0, 0.0, np.nan, 0.0625, 0.25],
+    3: [-0.0, 0.0, np.inf, -np.inf, np.nan, -64.0, 8.0],
+    0.5: [-0.0, 0.0, np.inf, np.nan, np.nan, np.nan, 1.4142135381698608],
+    4: [0.0, 0.0, np.inf, np.inf, np.nan, 256.0, 16.0],
+    -3: [-np.inf, np.inf, 0.0, -0.0, np.nan, -0.015625, 0.125],
+}
+
+
+@pytest.mark.parametrize("exponent", sorted(_POW_TABLE))
+def test_pow_by_number_special_values_as_pytorch(exponent):
+    v = em.tensor([-0.0, 0.0, np.inf, -np.inf, np.nan, -4.0, 2.0])
+    with np.errstate(all="ignore"):
+        got = (v ** exponent).numpy()
+    expected = np.array(_POW_TABLE[exponent], np.float32)
+    nan = np.isnan(expected)
+    assert np.array_equal(np.isnan(got), nan)
+    assert np.array_equal(got[~nan].view(np.uint32), expected[~nan].view(np.uint32))  # signed zeros too
+
+
+@pytest.mark.parametrize("exponent", [3, 4, 5, -3, 7, 64, -1, 0.5, 0, 1])
+def test_pow_by_number_is_within_an_ulp_of_pow(exponent):
+    # integer exponents are products (PyTorch's 2 and 3, and repeated squaring in float64 for the others, as NumPy's
+    # integer power runs a slow loop): float32 results within 1 ulp of the float64 power, rounded. (-2 is PyTorch's
+    # 1 / (x * x) in float32, which the table above pins; 1.5 and 65 are NumPy's own power.)
+    a = (np.random.default_rng(0).standard_normal(20_000) * 3).astype(np.float32)
+    a[:4] = [1e-30, -1e20, 1e10, -7.5]
+    with np.errstate(all="ignore"):
+        expected = np.power(a.astype(np.float64), exponent).astype(np.float32)
+        got = (em.tensor(a) ** exponent).numpy()
+    assert got.dtype == np.float32
+    normal = np.isfinite(expected) & (np.abs(expected) > np.finfo(np.float32).tiny)
+    assert np.all(np.abs(got[normal] - expected[normal]) <= np.spacing(np.abs(expected[normal])))
+    assert np.array_equal(got[~normal], expected[~normal], equal_nan=True)
+
+
+def test_pow_by_integer_gradient():
+    x = em.tensor(np.random.default_rng(1).standard_normal(6) + 2.0, requires_grad=True)
+    for exponent in (3, 4, -3, 5):
+        assert gradcheck(lambda t: t ** exponent, (x,))
