@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import threads
 from ..device import array_module
 
 __all__ = ["select"]
@@ -61,11 +62,23 @@ def select(cond, a, b):
         ab, bb = _as_bits(a, dtype, bits), _as_bits(b, dtype, bits)
     except OverflowError:  # an integer number out of the dtype's range: where() raises its own error
         return xp.where(cond, a, b)
+    shape = np.broadcast_shapes(cond.shape, ab.shape, bb.shape)
+    # the result is a base array of the dtype (a leaf can take it as .grad without a copy), written through a view
+    result = np.empty(shape, dtype=dtype)
+    out = result.view(bits)
+    if all(v.ndim == 0 or (v.shape == shape and v.flags.c_contiguous) for v in (ab, bb)) and \
+            cond.shape == shape and cond.flags.c_contiguous:
+        flat = [v if v.ndim == 0 else v.reshape(-1) for v in (cond, ab, bb, out)]
+        threads.parallel_for(out.size, lambda lo, hi: _select_blocks(*flat, lo, hi))
+        return result
     mask = cond.astype(bits)
     np.negative(mask, out=mask)  # True -> all ones (unsigned negation wraps), False -> 0
-    # the result is a base array of the dtype (a leaf can take it as .grad without a copy), written through a view
-    result = np.empty(np.broadcast_shapes(cond.shape, ab.shape, bb.shape), dtype=dtype)
-    out = result.view(bits)
+    _choose(ab, bb, mask, out)
+    return result
+
+
+def _choose(ab, bb, mask, out):
+    """``out = ab where mask is all ones, else bb`` on unsigned words (``mask`` may be overwritten)."""
     if bb.ndim == 0 and not bb:
         np.bitwise_and(ab, mask, out=out)
     elif ab.ndim == 0 and not ab:
@@ -75,4 +88,20 @@ def select(cond, a, b):
         np.bitwise_xor(ab, bb, out=out)
         out &= mask
         out ^= bb
-    return result
+
+
+# elements per block of the flat path: the mask and the operands' blocks stay in L2 between the passes (on 1M float32
+# elements, unblocked passes each went to memory: a where() with a negative slope took 6 ms instead of ~2)
+_BLOCK = 1 << 16
+
+
+def _select_blocks(cond, ab, bb, out, lo, hi):
+    """:func:`_choose` over ``[lo, hi)`` of flat arrays (``ab``/``bb`` may be 0-d), in cache-sized blocks."""
+    mask = np.empty(min(_BLOCK, hi - lo), dtype=out.dtype)
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        m = mask[:stop - start]
+        np.copyto(m, cond[start:stop])
+        np.negative(m, out=m)
+        _choose(ab if ab.ndim == 0 else ab[start:stop], bb if bb.ndim == 0 else bb[start:stop], m,
+                out[start:stop])

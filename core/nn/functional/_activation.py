@@ -57,8 +57,21 @@ class HardtanhBackward0(_SlopeBackward):
     __slots__ = ()
 
 
-class LeakyReluBackward0(_SlopeBackward):
+class LeakyReluBackward0(Node):
+    """``grad if x > 0 else grad * negative_slope`` (PyTorch's ``leaky_relu_backward``) from the saved input."""
+
     __slots__ = ()
+
+    def apply(self, grad):
+        (x,) = self.saved_tensors
+        slope = self._ctx
+        if GRAD_ENABLED[0]:
+            return (_m.where(wrap(x._data > 0), grad, grad * slope),)
+        g = grad._data
+        if 0 < slope <= 1:  # the factor is max(x > 0, slope): 1 or the slope exactly, in three fast passes
+            factor = grad._xp.greater(x._data, 0, out=grad._xp.empty(x._data.shape, dtype=g.dtype))
+            return (wrap(g * clamped(factor, lo=slope, out=factor)),)
+        return (wrap(select(x._data > 0, g, g * slope)),)
 
 
 class HardshrinkBackward0(_SlopeBackward):
@@ -150,10 +163,18 @@ def relu6(input, inplace=False):
 
 def _leaky_relu(input, negative_slope):
     x = input._data
-    xp = input._xp
-    pos = x > 0
-    slope = select(pos, xp.asarray(1, x.dtype), xp.asarray(negative_slope, x.dtype))
-    return _piecewise(input, x * slope, slope, LeakyReluBackward0)
+    scaled = x * negative_slope
+    if 0 < negative_slope <= 1:  # then x > 0 exactly where x >= x * slope: two fast passes, the same bits
+        out = input._xp.maximum(x, scaled, out=scaled)
+    else:
+        out = select(x > 0, x, scaled)
+    out = wrap(out.astype(x.dtype, copy=False))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = LeakyReluBackward0()
+        node.save(input)
+        node._ctx = negative_slope
+        record(node, out, input)
+    return out
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -511,28 +532,35 @@ def hardswish(input, inplace=False):
 
     def fn(t):
         x = t._data
-        lo, hi = x <= -3, x >= 3
-        mid = ~(lo | hi)
-        xp = t._xp
-        out = xp.where(hi, x, xp.where(mid, x * (x + 3) / 6, 0)).astype(x.dtype)
-        res = wrap(out)
+        gate = clamped(x + 3, 0, 6)  # PyTorch's x * min(max(x + 3, 0), 6) / 6, as it rounds
+        gate *= x
+        gate /= 6
+        res = wrap(gate.astype(x.dtype, copy=False))
         if GRAD_ENABLED[0] and t._requires_grad:
             node = HardswishBackward0()
             node.save(t)
-            node._ctx = (mid.astype(x.dtype), hi.astype(x.dtype))
             record(node, res, t)
         return res
     return apply_inplace(input, fn) if inplace else fn(input)
 
 
 class HardswishBackward0(Node):
+    """PyTorch's ``hardswish_backward``: 0 where ``x <= -3``, ``grad * (x / 3 + 0.5)`` where ``x < 3``, else
+    ``grad`` (so a NaN input passes the gradient on)."""
+
     __slots__ = ()
 
     def apply(self, grad):
         (x,) = self.saved_tensors
-        mid, hi = self._ctx
-        # slope (2x + 3) / 6 in the middle segment, 1 above it, 0 below it
-        return (grad * (wrap(mid) * (x * (1 / 3) + 0.5) + wrap(hi)),)
+        xd = x._data
+        low, middle = xd <= -3, xd < 3
+        if GRAD_ENABLED[0]:
+            return (_m.where(wrap(low), 0.0, _m.where(wrap(middle), grad * (x / 3 + 0.5), grad)),)
+        g = grad._data
+        slope = xd / 3
+        slope += 0.5
+        slope *= g
+        return (wrap(select(low, 0, select(middle, slope.astype(g.dtype, copy=False), g))),)
 
 
 def tanhshrink(input):

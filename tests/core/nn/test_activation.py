@@ -199,3 +199,48 @@ def test_gumbel_softmax_hard_is_one_hot_with_soft_gradient():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.gumbel_softmax(logits)
+
+
+def _bits32(a):
+    return np.asarray(a, np.float32).view(np.uint32)
+
+
+def test_leaky_relu_matches_pytorch_bit_for_bit():
+    # PyTorch 2.13 float32 outputs and gradients (of .sum()) for [-0, 0, nan, -1, 6, -inf, inf] and each slope:
+    # x if x > 0 else x * slope, and grad if x > 0 else grad * slope
+    v = [-0.0, 0.0, np.nan, -1.0, 6.0, -np.inf, np.inf]
+    cases = {0.01: ([-0.0, 0.0, np.nan, -0.009999999776482582, 6.0, -np.inf, np.inf], [0.01] * 4 + [1.0, 0.01, 1.0]),
+             0.0: ([-0.0, 0.0, np.nan, -0.0, 6.0, np.nan, np.inf], [0.0] * 4 + [1.0, 0.0, 1.0]),
+             1.5: ([-0.0, 0.0, np.nan, -1.5, 6.0, -np.inf, np.inf], [1.5] * 4 + [1.0, 1.5, 1.0]),
+             -0.2: ([0.0, -0.0, np.nan, 0.20000000298023224, 6.0, np.inf, np.inf], [-0.2] * 4 + [1.0, -0.2, 1.0])}
+    for slope, (values, grads) in cases.items():
+        for n in (1, 1000):  # small and large arrays take different kernels
+            x = em.tensor(np.tile(np.array(v, np.float32), n), requires_grad=True)
+            out = F.leaky_relu(x, slope)
+            out.sum().backward()
+            got, expected = _bits32(out.detach().numpy()[:7]), _bits32(values)
+            nan = np.isnan(np.array(values))
+            assert np.array_equal(got[~nan], expected[~nan]) and np.isnan(out.detach().numpy()[:7][nan]).all(), slope
+            assert np.array_equal(_bits32(x.grad.numpy()[:7]), _bits32(grads)), slope
+
+
+def test_hardswish_matches_pytorch_bit_for_bit():
+    # PyTorch 2.13: x * min(max(x + 3, 0), 6) / 6 as it rounds, and its backward's boundaries (0 at x <= -3, the
+    # middle slope below 3, the gradient itself at 3 and above and for NaN)
+    v = [-3.0, 3.0, -4.0, 4.0, 1.3, 7.77777, 1e30, -0.0, np.nan, 2.9999998, 123.456789]
+    values = [-0.0, 3.0, -0.0, 4.0, 0.9316666722297668, 7.777769565582275, 1.00000009060533e+30, -0.0, np.nan,
+              2.999999761581421, 123.456787109375]
+    grads = [0.0, 1.0, 0.0, 1.0, 0.9333332777023315, 1.0, 1.0, 0.5, 1.0, 1.5, 1.0]
+    for n in (1, 1000):
+        x = em.tensor(np.tile(np.array(v, np.float32), n), requires_grad=True)
+        out = F.hardswish(x)
+        out.sum().backward()
+        nan = np.isnan(np.array(values))
+        assert np.array_equal(_bits32(out.detach().numpy()[:11])[~nan], _bits32(values)[~nan])
+        assert np.array_equal(_bits32(x.grad.numpy()[:11]), _bits32(grads))
+
+
+@pytest.mark.parametrize("fn", [lambda t: F.leaky_relu(t, 0.1), lambda t: F.leaky_relu(t, -0.3), F.hardswish])
+def test_leaky_relu_and_hardswish_second_order(fn):
+    x = em.tensor(np.array([-4.5, -2.0, -0.7, 0.4, 1.9, 3.5]), requires_grad=True)
+    assert gradcheck(fn, (x,)) and gradgradcheck(fn, (x,))
