@@ -15,7 +15,8 @@ import numpy as np
 from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops import math as _m
-from ...ops._base import GRAD_ENABLED, Tensor, record, wrap
+from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
+from ...ops._select import select
 from ._activation import log_softmax, logsigmoid, relu, softmax, softplus
 from ._linear import _one_hot_array, _take_rows, pairwise_distance
 
@@ -153,18 +154,60 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return out
 
 
-def _smooth_l1(input, target, beta, scale_quadratic):
-    """Elementwise smooth-L1 (``scale_quadratic=True``) or Huber (False) loss with threshold ``beta``."""
-    diff = input - target
-    ad = diff.abs()
-    small = wrap((ad._data < beta).astype(ad._data.dtype))
-    if scale_quadratic:
-        quad = diff * diff * (0.5 / beta)
-        lin = ad - 0.5 * beta
+class SmoothL1LossBackward0(Node):
+    """PyTorch's smooth-L1 (``huber=False``) and Huber backward from the saved difference ``x = input - target``:
+    ``-g`` where ``x <= -beta``, ``g`` where ``x >= beta``, else ``x * g / beta`` (Huber: ``-g*delta``, ``g*delta``
+    and ``x * g``); a NaN difference gives NaN, an infinite one the gradient of the linear branch."""
+
+    __slots__ = ()
+
+    def apply(self, grad):
+        diff, beta, huber = self._ctx
+        if GRAD_ENABLED[0]:  # create_graph: the difference as a function of the inputs, for the second order
+            a, b = self.saved_tensors
+            x = a - b
+            edge = grad * beta if huber else grad
+            inner = x * grad if huber else x * grad / beta
+            gx = _m.where(wrap(diff <= -beta), -edge, _m.where(wrap(diff >= beta), edge, inner))
+        else:
+            g = grad._data
+            edge = g * beta if huber else g
+            inner = diff * g
+            if not huber:
+                inner /= beta
+            gx = wrap(select(diff <= -beta, -edge, select(diff >= beta, edge, inner)).astype(diff.dtype, copy=False))
+        nf = self.next_functions
+        return (sum_to(gx, self.shape_a) if nf[0] is not None else None,
+                sum_to(-gx, self.shape_b) if nf[1] is not None else None)
+
+
+def _smooth_l1(input, target, beta, huber):
+    """Elementwise smooth-L1 (``0.5 z^2 / beta`` below ``beta``, else ``z - 0.5 beta``) or Huber (``0.5 z^2`` below
+    ``delta``, else ``delta (z - 0.5 delta)``) loss of ``z = |input - target|``, rounded as PyTorch's kernels round
+    it, with PyTorch's backward (:class:`SmoothL1LossBackward0`)."""
+    a, b = input._data, target._data
+    try:
+        diff = a - b
+    except ValueError:
+        from ...ops._base import broadcast_error
+        raise broadcast_error(a.shape, b.shape) from None
+    z = input._xp.abs(diff)
+    quad = 0.5 * z
+    quad *= z
+    if huber:
+        lin = z - 0.5 * beta
+        lin *= beta
     else:
-        quad = diff * diff * 0.5
-        lin = (ad - 0.5 * beta) * beta
-    return small * quad + (1 - small) * lin
+        quad /= beta
+        lin = z - 0.5 * beta
+    out = wrap(select(z < beta, quad, lin).astype(diff.dtype, copy=False))
+    if GRAD_ENABLED[0] and (input._requires_grad or target._requires_grad):
+        node = SmoothL1LossBackward0()
+        node.save(input, target)
+        node._ctx = (diff, beta, huber)
+        node.shape_a, node.shape_b = a.shape, b.shape
+        record(node, out, input, target)
+    return out
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -177,7 +220,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     target = _float_target(target, input)
     if beta == 0.0:
         return l1_loss(input, target, reduction=reduction)
-    return _reduce(_smooth_l1(input, target, beta, True), reduction)
+    return _reduce(_smooth_l1(input, target, beta, huber=False), reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -187,7 +230,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_size("huber_loss", input, target)
     if delta <= 0:
         raise RuntimeError(f"huber_loss does not support non-positive values for delta, got {delta}.")
-    loss = _smooth_l1(input, _float_target(target, input), delta, False)
+    loss = _smooth_l1(input, _float_target(target, input), delta, huber=True)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

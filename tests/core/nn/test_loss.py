@@ -1,5 +1,6 @@
 """Losses: values from their formulas (NumPy), reductions, options, gradients and second order."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -380,3 +381,37 @@ def test_legacy_size_average_reduce_arguments():
     with pytest.warns(UserWarning, match="reduction='sum'"):
         crit = nn.MSELoss(size_average=False)
     assert crit.reduction == "sum"
+
+
+def test_smooth_l1_and_huber_match_pytorch_bit_for_bit():
+    # PyTorch 2.13 float32, reduction="none", target 0: losses and the gradients of their sum. An infinite difference
+    # takes the linear branch (a loss of inf and a gradient of +-1, +-delta); it used to give NaN for both
+    x = [np.inf, -np.inf, 0.3, 2.0, -2.0, 1.0, -1.0, np.nan, 0.9999999]
+    cases = {
+        ("smooth_l1", 1.0): ([np.inf, np.inf, 0.04500000178813934, 1.5, 1.5, 0.5, 0.5, np.nan, 0.49999988079071045],
+                             [1.0, -1.0, 0.30000001192092896, 1.0, -1.0, 1.0, -1.0, np.nan, 0.9999998807907104]),
+        ("smooth_l1", 0.5): ([np.inf, np.inf, 0.09000000357627869, 1.75, 1.75, 0.75, 0.75, np.nan, 0.7499998807907104],
+                             [1.0, -1.0, 0.6000000238418579, 1.0, -1.0, 1.0, -1.0, np.nan, 1.0]),
+        ("huber", 0.5): ([np.inf, np.inf, 0.04500000178813934, 0.875, 0.875, 0.375, 0.375, np.nan, 0.3749999403953552],
+                         [0.5, -0.5, 0.30000001192092896, 0.5, -0.5, 0.5, -0.5, np.nan, 0.5]),
+    }
+    for (name, beta), (losses, grads) in cases.items():
+        for n in (1, 1000):  # small and large arrays take different kernels
+            a = em.tensor(np.tile(np.array(x, np.float32), n), requires_grad=True)
+            b = em.zeros(9 * n)
+            loss = (F.smooth_l1_loss(a, b, reduction="none", beta=beta) if name == "smooth_l1"
+                    else F.huber_loss(a, b, reduction="none", delta=beta))
+            loss.sum().backward()
+            got_loss, got_grad = loss.detach().numpy()[:9], a.grad.numpy()[:9]
+            nan = np.isnan(np.array(losses))
+            assert np.array_equal(got_loss[~nan], np.array(losses, np.float32)[~nan]) and np.isnan(got_loss[nan]).all()
+            assert np.array_equal(got_grad[~nan], np.array(grads, np.float32)[~nan]) and np.isnan(got_grad[nan]).all()
+
+
+def test_smooth_l1_gradient_reaches_a_broadcast_target():
+    x = em.tensor(np.array([[0.2, -1.7, 3.0], [0.95, 2.2, -0.4]]), requires_grad=True)  # no difference on a kink
+    t = em.tensor(np.array([0.1, 0.3, -0.2]), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the size-mismatch warning
+        assert gradcheck(lambda a, b: F.smooth_l1_loss(a, b, reduction="sum", beta=0.8), (x, t))
+        assert gradgradcheck(lambda a, b: F.huber_loss(a, b, reduction="mean", delta=0.8), (x, t))
