@@ -264,8 +264,8 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 def _logaddexp_kernel(xp, a, b, base2=False):
     """NumPy's ``logaddexp`` (``logaddexp2`` with ``base2``) by its own formula, ``max(a, b) + log1p(exp(-|a - b|))``,
     as fast whole-array passes: NumPy's ufunc runs a scalar loop (64k float32: 2.8 ms against ~0.3 ms)."""
-    top = xp.maximum(a, b)
-    gap = xp.subtract(a, b)
+    top = xp.asarray(xp.maximum(a, b))  # (0-d operands give NumPy scalars, which cannot be written in place)
+    gap = xp.asarray(xp.subtract(a, b))
     xp.abs(gap, out=gap)
     xp.negative(gap, out=gap)
     # equal infinities (inf - inf is NaN) add nothing to their maximum; a NaN operand stays NaN through ``top``

@@ -131,3 +131,22 @@ def test_ops_keep_pytorch_signed_zeros_and_nan(n):
         got_bits = _bits(got[name].numpy()[:6])
         nan = np.isnan(np.array(values))
         assert np.array_equal(got_bits[~nan], expected_bits[~nan]) and np.isnan(got[name].numpy()[2]), name
+
+
+@pytest.mark.parametrize("name", ["relu", "clamp", "relu6", "leaky_relu", "leaky_relu(2)", "elu", "hardswish",
+                                  "softplus", "where", "logaddexp", "pow4", "smooth_l1", "huber"])
+def test_rewritten_ops_take_zero_dim_tensors(name):
+    # NumPy turns 0-d results into scalars, which the in-place passes of these kernels cannot write
+    F = em.nn.functional
+    ops = {"relu": em.relu, "clamp": lambda t: t.clamp(0, 2), "relu6": F.relu6, "leaky_relu": F.leaky_relu,
+           "leaky_relu(2)": lambda t: F.leaky_relu(t, 2.0), "elu": F.elu, "hardswish": F.hardswish,
+           "softplus": F.softplus, "where": lambda t: em.where(em.tensor(True), t, 0.0),
+           "logaddexp": lambda t: em.logaddexp(t, t), "pow4": lambda t: t ** 4,
+           "smooth_l1": lambda t: F.smooth_l1_loss(t, em.tensor(3.0)), "huber": lambda t: F.huber_loss(t, em.tensor(3.0))}
+    for value in (-1.5, 1.25):
+        x = em.tensor(value, requires_grad=True)
+        y = ops[name](x)
+        ref = ops[name](em.tensor([value], requires_grad=True))
+        assert y.shape == () and y.item() == pytest.approx(ref.item(), rel=1e-6)
+        y.backward()
+        assert x.grad.shape == ()

@@ -163,7 +163,7 @@ def relu6(input, inplace=False):
 
 def _leaky_relu(input, negative_slope):
     x = input._data
-    scaled = x * negative_slope
+    scaled = input._xp.asarray(x * negative_slope)  # (an array even for 0-d input: written in place below)
     if 0 < negative_slope <= 1:  # then x > 0 exactly where x >= x * slope: two fast passes, the same bits
         out = input._xp.maximum(x, scaled, out=scaled)
     else:
@@ -532,7 +532,8 @@ def hardswish(input, inplace=False):
 
     def fn(t):
         x = t._data
-        gate = clamped(x + 3, 0, 6)  # PyTorch's x * min(max(x + 3, 0), 6) / 6, as it rounds
+        gate = t._xp.asarray(x + 3)
+        gate = clamped(gate, 0, 6, out=gate)  # PyTorch's x * min(max(x + 3, 0), 6) / 6, as it rounds
         gate *= x
         gate /= 6
         res = wrap(gate.astype(x.dtype, copy=False))
@@ -599,7 +600,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     xp = input._xp
     bx = x * beta
     # log(1 + exp(bx)) = max(bx, 0) + log1p(exp(-|bx|)): NumPy's logaddexp(0, bx) is a scalar loop ~10x slower
-    tail = xp.abs(bx)
+    tail = xp.asarray(xp.abs(bx))
     xp.negative(tail, out=tail)
     xp.exp(tail, out=tail)
     xp.log1p(tail, out=tail)
