@@ -20,7 +20,7 @@ import numpy as np
 from .. import threads
 from ..device import array_module
 
-__all__ = ["clamped"]
+__all__ = ["clamped", "keeps_dtype"]
 
 # elements per block: 256 KiB of float32 constants stays in L2 next to the data's block
 _BLOCK = 1 << 16
@@ -53,23 +53,26 @@ def _plain_layout(data, out) -> bool:
                            out.flags.c_contiguous)
 
 
-def _weak(value, dtype) -> bool:
-    """Whether NumPy computes with the number ``value`` in ``dtype`` (a Python int/float, or a scalar of it)."""
+def keeps_dtype(value, dtype) -> bool:
+    """Whether NumPy computes with the number ``value`` in the array dtype ``dtype``: a Python int, a Python float
+    for a float dtype, or a NumPy scalar of that dtype (any other number promotes the result)."""
     kind = type(value)
-    return kind is float or kind is int or (isinstance(value, np.generic) and value.dtype == dtype)
+    return kind is int or (kind is float and dtype.kind == "f") or (isinstance(value, np.generic) and
+                                                                   value.dtype == dtype)
 
 
 def clamped(data, lo=None, hi=None, out=None):
     """Each element of ``data`` clamped into ``[lo, hi]`` for numbers ``lo`` and ``hi`` (either may be None, not
     both): ``hi`` where ``lo > hi``, ties and NaN keep the data. ``out`` may be ``data`` itself."""
     xp = array_module(data)
+    fast = _plain_layout(data, out) and all(keeps_dtype(v, data.dtype) for v in (lo, hi) if v is not None)
     if lo is not None and hi is not None:
-        if not _plain_layout(data, out):
+        if not fast:
             return xp.clip(data, lo, hi, out=out)
         return threads.elementwise(lambda o, a: xp.clip(a, lo, hi, out=o),
                                    xp.empty_like(data) if out is None else out, data)
     bound, op = (lo, xp.maximum) if hi is None else (hi, xp.minimum)
-    if data.size < _MIN_SIZE or not _plain_layout(data, out) or not _weak(bound, data.dtype):
+    if not fast or data.size < _MIN_SIZE:
         return op(bound, data, out=out)
     const = _constant_block(bound, data.dtype)
 

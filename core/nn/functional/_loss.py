@@ -15,7 +15,7 @@ import numpy as np
 from ...autograd.graph import Node
 from ...device import array_module as _xp_of
 from ...ops import math as _m
-from ...ops._base import GRAD_ENABLED, Tensor, record, sum_to, wrap
+from ...ops._base import GRAD_ENABLED, Tensor, broadcast_error, record, sum_to, wrap
 from ...ops._select import select
 from ._activation import log_softmax, logsigmoid, relu, softmax, softplus
 from ._linear import _one_hot_array, _take_rows, pairwise_distance
@@ -142,7 +142,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     try:
         diff = a - b
     except ValueError:
-        from ...ops._base import broadcast_error
         raise broadcast_error(a.shape, b.shape) from None
     sq = diff * diff
     out = wrap(sq if reduction == "none" else (sq.mean() if reduction == "mean" else sq.sum()).astype(a.dtype))
@@ -189,7 +188,6 @@ def _smooth_l1(input, target, beta, huber):
     try:
         diff = a - b
     except ValueError:
-        from ...ops._base import broadcast_error
         raise broadcast_error(a.shape, b.shape) from None
     z = input._xp.abs(diff)
     quad = 0.5 * z
