@@ -171,7 +171,8 @@ class DivBackward0(Node):
         if b is None:
             return (grad / _conj_scalar(scalar),)
         ga = sum_to(grad / _conj(b), shape_a) if self.next_functions[0] is not None else None
-        gb = sum_to(-grad * _conj(a / (b * b)), shape_b) if self.next_functions[1] is not None else None
+        # PyTorch's order, (a / b) / b: b * b underflows for |b| < 1e-19 in float32 (a = 0 then gave NaN, not 0)
+        gb = sum_to(-grad * _conj((a / b) / b), shape_b) if self.next_functions[1] is not None else None
         return ga, gb
 
 

@@ -197,3 +197,14 @@ def test_pow_by_integer_gradient():
     x = em.tensor(np.random.default_rng(1).standard_normal(6) + 2.0, requires_grad=True)
     for exponent in (3, 4, -3, 5):
         assert gradcheck(lambda t: t ** exponent, (x,))
+
+
+def test_division_gradient_of_a_tiny_divisor_as_pytorch():
+    # PyTorch computes -grad * ((a / b) / b): b * b underflows to 0 in float32 below ~1e-19, which gave 0/0 = NaN
+    # for a = 0 (and -inf for a = 1e-30) where PyTorch gives -0 (and -1e30); values measured in PyTorch 2.13
+    a = em.tensor([0.0, 1e-30, -1e-30, 2.0], requires_grad=True)
+    b = em.tensor([1e-30, 1e-30, 3e-20, 1e-30], requires_grad=True)
+    with np.errstate(over="ignore"):
+        (gb,) = em.autograd.grad((a / b).sum(), b)
+    assert gb.numpy().tolist() == [-0.0, -1.0000000150474662e+30, 1111111296.0, -np.inf]
+    assert np.signbit(gb.numpy()[0])
