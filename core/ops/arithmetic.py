@@ -205,10 +205,13 @@ def div(input, other, *, rounding_mode=None):
                 q = q + ((xp.remainder(a, b) != 0) & ((a < 0) != (xp.asarray(b) < 0)))
             return wrap(q.astype(a.dtype, copy=False))
         try:
-            q = a / b
+            # floor: PyTorch's div_floor (NumPy's floor_divide is the same algorithm): the quotient is corrected
+            # through fmod, so -0.5 // inf is -1 and 1e-30 // -1e30 is -1 (floor(a / b) gave -0 where a / b
+            # rounds to zero)
+            q = a / b if rounding_mode == "trunc" else xp.floor_divide(a, b)
         except ValueError:
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
-        return wrap((xp.trunc if rounding_mode == "trunc" else xp.floor)(q))
+        return wrap(xp.trunc(q) if rounding_mode == "trunc" else q)
     a, b = _true_div_arrays(input, other)
     try:
         out = wrap(a / b)

@@ -130,9 +130,20 @@ def frac(input):
     return out
 
 
+def _real_sign(xp, data):
+    """PyTorch's sign of a real array: ``(x > 0) - (x < 0)`` in its dtype, so NaN and -0.0 give +0.0 (NumPy's sign
+    keeps NaN, and a NaN then reached the gradient of abs)."""
+    if data.dtype.kind == "b":
+        return data.copy()
+    if data.dtype.kind != "f":
+        return xp.sign(data)
+    return xp.subtract(data > 0, data < 0, dtype=data.dtype)
+
+
 @tensor_method()
 def sign(input):
-    """-1, 0 or 1 by the sign of each element (nan stays nan; gradient zero). For complex input use :func:`sgn`."""
+    """-1, 0 or 1 by the sign of each element (0 for NaN, as PyTorch; gradient zero). For complex input use
+    :func:`sgn`."""
     if not isinstance(input, Tensor):
         raise _type_error("sign", "input", input)
     data = input._data
@@ -140,7 +151,7 @@ def sign(input):
     if kind == "c":
         raise RuntimeError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
                            "torch.sgn instead.")
-    out = wrap(data.copy() if kind == "b" else input._xp.sign(data))
+    out = wrap(_real_sign(input._xp, data))
     if GRAD_ENABLED[0] and input._requires_grad:
         record(SignBackward0(), out, input)
     return out
@@ -169,7 +180,7 @@ def sgn(input):
         raise _type_error("sgn", "input", input)
     data = input._data
     if data.dtype.kind != "c":
-        out = wrap(data.copy() if data.dtype.kind == "b" else input._xp.sign(data))
+        out = wrap(_real_sign(input._xp, data))
     else:
         xp = input._xp
         mag = xp.abs(data)

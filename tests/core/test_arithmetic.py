@@ -107,6 +107,14 @@ def test_division_rounding_modes():
     b = em.tensor([2.0, -2.0, 2.0])
     np.testing.assert_array_equal(em.div(a, b, rounding_mode="trunc").numpy(), [-3.0, -3.0, 2.0])
     np.testing.assert_array_equal(em.div(a, b, rounding_mode="floor").numpy(), [-4.0, -4.0, 2.0])
+    # PyTorch's div_floor corrects the quotient through fmod: a quotient that rounds to zero still floors to -1
+    c = em.tensor([-0.5, 1e-30, 1.0, 0.5, -0.0], requires_grad=True)
+    d = em.tensor([np.inf, -1e30, -np.inf, np.inf, 3.0], requires_grad=True)
+    floor = em.div(c, d, rounding_mode="floor").detach().numpy()
+    assert floor.tolist() == [-1.0, -1.0, -1.0, 0.0, -0.0] and np.signbit(floor).tolist() == [1, 1, 1, 0, 1]
+    assert (c // d).tolist() == floor.tolist()
+    (gd,) = em.autograd.grad(em.remainder(c, d).sum(), d)  # -floor(c / d): PyTorch 2.13 gives these
+    assert gd.tolist() == [1.0, 1.0, 1.0, -0.0, 0.0]
     ia, ib = em.tensor([-7, 7]), em.tensor([2, -2])
     np.testing.assert_array_equal(em.div(ia, ib, rounding_mode="trunc").numpy(), [-3, -3])
     np.testing.assert_array_equal((ia // ib).numpy(), [-4, -4])

@@ -270,10 +270,16 @@ def test_floor_ceil_trunc_frac_values():
 
 
 def test_sign_and_sgn():
-    x = em.tensor([-2.0, 0.0, 3.0, float("nan")])
-    out = em.sign(x).tolist()
-    assert out[:3] == [-1.0, 0.0, 1.0] and math.isnan(out[3])
-    assert em.sgn(em.tensor([-2.0, 0.0, 3.0])).tolist() == [-1.0, 0.0, 1.0]
+    # PyTorch's sign is (x > 0) - (x < 0): NaN and -0.0 give +0.0 (NumPy's sign keeps NaN), in every float dtype
+    for dtype in (em.float16, em.float32, em.float64):
+        x = em.tensor([-2.0, -0.0, 0.0, 3.0, float("nan"), -float("inf")], dtype=dtype, requires_grad=True)
+        for fn in (em.sign, em.sgn):
+            out = fn(x)
+            assert out.dtype == dtype and out.tolist() == [-1.0, 0.0, 0.0, 1.0, 0.0, -1.0]
+            assert not np.signbit(out.detach().numpy()[1:3]).any()  # +0.0 for -0.0 too
+        (g,) = em.autograd.grad(x.abs().sum(), x)  # abs's gradient is sign: 0 at NaN, as PyTorch's
+        assert g.tolist() == [-1.0, 0.0, 0.0, 1.0, 0.0, -1.0]
+    assert em.sign(em.tensor([-3, 0, 5])).tolist() == [-1, 0, 1]
     assert em.sign(em.tensor([True, False])).tolist() == [True, False]
     with pytest.raises(RuntimeError, match="Please use torch.sgn"):
         em.sign(em.tensor([1 + 1j]))

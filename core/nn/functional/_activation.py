@@ -235,11 +235,12 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 def hardshrink(input, lambd=0.5):
-    """``x if |x| > lambd else 0``."""
+    """``x if |x| > lambd else 0`` (NaN stays NaN, as PyTorch's ``0 if -lambd <= x <= lambd else x``)."""
     _check(input, "hardshrink")
     x = input._data
     mask = (x > lambd) | (x < -lambd)
-    return _piecewise(input, input._xp.where(mask, x, 0).astype(x.dtype), mask.astype(x.dtype), HardshrinkBackward0)
+    out = input._xp.where((x >= -lambd) & (x <= lambd), 0, x).astype(x.dtype)
+    return _piecewise(input, out, mask.astype(x.dtype), HardshrinkBackward0)
 
 
 def softshrink(input, lambd=0.5):
@@ -249,7 +250,8 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     x = input._data
     xp = input._xp
-    out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0)).astype(x.dtype)
+    # the middle is x * 0, as in PyTorch: NaN stays NaN and -0.3 gives -0.0
+    out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0)).astype(x.dtype)
     return _piecewise(input, out, ((x > lambd) | (x < -lambd)).astype(x.dtype), SoftshrinkBackward0)
 
 

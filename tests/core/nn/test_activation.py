@@ -288,3 +288,14 @@ def test_inplace_elu_gradient_from_the_output_and_its_negative_alpha_error(name,
         y.sum().backward()
     (g,) = em.autograd.grad(F.elu(x, -0.5).sum(), x)  # out of place, a negative alpha is fine
     assert g[0].item() == pytest.approx(-0.5 * math.exp(-15.0), rel=1e-6)
+
+
+def test_shrinks_keep_nan_and_the_sign_of_zero_as_pytorch():
+    # PyTorch: hardshrink is 0 where -lambd <= x <= lambd (a NaN is not, so it passes), softshrink's middle is x * 0
+    x = em.tensor([math.nan, 0.0, -0.0, 2.0, -3.0, 0.3, -0.3], requires_grad=True)
+    hard, soft = F.hardshrink(x).detach().numpy(), F.softshrink(x).detach().numpy()
+    assert math.isnan(hard[0]) and hard[1:].tolist() == [0.0, 0.0, 2.0, -3.0, 0.0, 0.0]
+    assert math.isnan(soft[0]) and soft[1:].tolist() == [0.0, -0.0, 1.5, -2.5, 0.0, -0.0]
+    assert np.signbit(soft).tolist()[1:] == [False, True, False, True, False, True]
+    (g,) = em.autograd.grad(F.softshrink(x).sum(), x)
+    assert g.tolist()[1:] == [0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
