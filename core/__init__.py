@@ -11,6 +11,9 @@ from ._lazy import lazy_attributes as _lazy_attributes
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from .device import device
+from .flags import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,
+                    is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
+                    use_deterministic_algorithms)
 from .legacy import set_default_tensor_type
 from .dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, promote_types, result_type, set_default_dtype, uint8)
@@ -18,6 +21,7 @@ from .ops import *  # noqa: F401,F403  (the functional tensor API)
 from .ops import __all__ as _ops_all
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
+from .type_info import finfo, iinfo
 from . import threads as _threads
 from .threads import get_num_threads, set_num_threads
 
@@ -67,5 +71,7 @@ __all__ = list(_ops_all) + [
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128",
     "half", "float", "double", "short", "int", "long", "cfloat", "cdouble", "is_tensor", "numel",
     "is_floating_point", "is_complex", "set_printoptions", "get_printoptions", "set_default_tensor_type",
-    "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads",
+    "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads", "finfo", "iinfo",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "compile",
 ]

@@ -10,7 +10,7 @@ from .strategies import SingleDeviceStrategy, Strategy
 from .strategies.ddp import launched_world_size, select_ddp_strategy
 
 __all__ = ["ACCELERATORS", "apply_barebones", "check_fast_dev_run", "check_int", "parse_devices", "select_strategy",
-           "check_val_check_interval", "val_check_time_interval"]
+           "check_val_check_interval", "val_check_time_interval", "set_determinism_flags"]
 
 ACCELERATORS = ("cpu", "auto")
 
@@ -141,3 +141,24 @@ def apply_barebones(flags: dict) -> dict:
                              "in barebones mode.")
         out[name] = off
     return out
+
+
+def set_determinism_flags(deterministic, benchmark) -> None:
+    """Apply ``Trainer(deterministic=..., benchmark=...)`` to the process, as Lightning does when a Trainer is made:
+    ``True``/``False`` go to ``use_deterministic_algorithms``, ``"warn"`` to it with ``warn_only=True``, ``None``
+    leaves it alone; a deterministic run defaults ``backends.cudnn.benchmark`` to False and warns when both are
+    asked for."""
+    import warnings
+    import ember as em
+    if deterministic:
+        if benchmark is None:
+            benchmark = False
+        elif benchmark:
+            warnings.warn("You passed `deterministic=True` and `benchmark=True`. Note that PyTorch ignores "
+                          "torch.backends.cudnn.deterministic=True when torch.backends.cudnn.benchmark=True.")
+    if benchmark is not None:
+        em.backends.cudnn.benchmark = benchmark
+    if deterministic == "warn":
+        em.use_deterministic_algorithms(True, warn_only=True)
+    elif isinstance(deterministic, bool):
+        em.use_deterministic_algorithms(deterministic)

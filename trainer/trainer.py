@@ -17,7 +17,7 @@ from .configuration_validator import verify_loop_configurations
 from .data_connector import DataConnector, validate_limit
 from .deprecation import check_1x_flow
 from .results_table import print_results
-from .flags import (ACCELERATORS, apply_barebones, check_fast_dev_run, check_int as _check_int,
+from .flags import (ACCELERATORS, apply_barebones, set_determinism_flags, check_fast_dev_run, check_int as _check_int,
                     check_val_check_interval, parse_devices, select_strategy, val_check_time_interval)
 from .exceptions import MisconfigurationException
 from .logging.logger_connector import LoggerConnector
@@ -171,6 +171,7 @@ class Trainer:
         self._automatic_optimization_flag = automatic_optimization
         self.deterministic = deterministic
         self.benchmark = benchmark
+        set_determinism_flags(deterministic, benchmark)
         self._detect_anomaly = bool(detect_anomaly)
         self.inference_mode = inference_mode
         from .profilers import resolve_profiler

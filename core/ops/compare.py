@@ -17,7 +17,7 @@ from ._base import Tensor, binary_arrays, broadcast_error, tensor_method, wrap
 __all__ = ["eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isposinf", "isneginf",
-           "isfinite", "isreal", "isclose", "allclose", "equal"]
+           "isfinite", "isreal", "isclose", "allclose", "equal", "isin"]
 
 
 def _type_error(fn, name, value, position=None):
@@ -272,3 +272,18 @@ def equal(input, other) -> bool:
         return False
     a, b = binary_arrays(input, other)
     return bool((a == b).all())
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """A bool tensor shaped like ``elements``: whether each element is in ``test_elements`` (either may be a
+    number, not both). Compared after promotion, as ``==`` compares, so NaN is in nothing; ``invert`` negates."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(f"isin() received an invalid combination of arguments - got "
+                        f"({type(elements).__name__}, {type(test_elements).__name__}): pass a Tensor as "
+                        "'elements' or 'test_elements'")
+    like = elements if isinstance(elements, Tensor) else test_elements
+    a, b = binary_arrays(like, test_elements if like is elements else elements)
+    if like is not elements:
+        a, b = b, a
+    xp = like._xp
+    return wrap(xp.asarray(xp.isin(a, b, assume_unique=assume_unique, invert=invert)))

@@ -20,7 +20,8 @@ from ._base import Tensor, wrap
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange",
            "linspace", "logspace", "rand", "randn", "randint", "randperm", "zeros_like", "ones_like",
            "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "FloatTensor", "DoubleTensor",
-           "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "scalar_tensor"]
+           "LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "HalfTensor", "scalar_tensor", "tril_indices",
+           "triu_indices"]
 
 
 def _finish(data, requires_grad):
@@ -250,6 +251,33 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
     if m is not None and m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return _finish(_xp_for(device).eye(n, m, dtype=_float_dtype(dtype).np), requires_grad)
+
+
+def _triangle_indices(fn, row, col, offset, dtype, device, lower):
+    for name, v in (("row", row), ("col", col), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument '{name}' must be int, not {type(v).__name__}")
+    for name, v in (("row", row), ("col", col)):
+        if v < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{v}")
+    d = dt.int64 if dtype is None else dt.to_dtype(dtype)
+    if d.category != dt.INT:
+        raise NotImplementedError(f'"{fn}" not implemented for \'{d.scalar_name}\'')
+    xp = _xp_for(device)
+    rows, cols = (xp.tril_indices if lower else xp.triu_indices)(int(row), int(offset), int(col))
+    return wrap(xp.stack([rows, cols]).astype(d.np).reshape(2, -1))
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The ``(2, N)`` row and column indices of the lower triangle of a ``row x col`` matrix (on and below the
+    diagonal shifted by ``offset``), row by row; int64 unless ``dtype`` says otherwise."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    """The ``(2, N)`` row and column indices of the upper triangle of a ``row x col`` matrix (on and above the
+    diagonal shifted by ``offset``), row by row; int64 unless ``dtype`` says otherwise."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

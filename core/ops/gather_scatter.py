@@ -20,7 +20,7 @@ from .index import _NO_ARRAYS, _add_at_flat, _index, _index_backward, _parse
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill",
            "masked_fill", "masked_select", "masked_scatter", "nonzero", "argwhere", "take", "take_along_dim",
-           "select"]
+           "select", "repeat_interleave"]
 
 
 # ------------------------------------------------------------------------------------------ shared argument checks
@@ -627,3 +627,55 @@ def select(input, dim, index):
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(data.shape)} at dimension "
                          f"{d}")
     return _index(input, ((slice(None),) * d + (index, Ellipsis), None, _NO_ARRAYS, None))
+
+
+@tensor_method()
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeat each entry of ``input`` along ``dim`` (of the flattened input when ``dim`` is None) ``repeats``
+    times: an int, or a 0-d/1-d integer tensor with one count per entry. Called with one integer tensor only, it
+    returns ``arange(len(repeats))`` repeated by ``repeats``. Differentiable (an ``index_select``)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"repeat_interleave(): argument 'input' must be Tensor, not {type(input).__name__}")
+    xp = input._xp
+    if repeats is None:  # repeat_interleave(repeats): the positions, each repeated by its count
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        counts = _repeat_counts(input, input.shape[0])
+        return wrap(xp.repeat(xp.arange(counts.shape[0], dtype=np.int64), counts))
+    if dim is None:
+        input, d = input.reshape(-1), 0
+    else:
+        d = normalize_dim(dim, max(1, input.ndim))
+    n = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, Tensor):
+        counts = _repeat_counts(repeats, n)
+    else:
+        if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)):
+            raise TypeError(f"repeat_interleave(): argument 'repeats' must be int or Tensor, not "
+                            f"{type(repeats).__name__}")
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        counts = int(repeats)
+    index = xp.repeat(xp.arange(n, dtype=np.int64), counts)
+    if output_size is not None and output_size != index.size:
+        raise RuntimeError("allocated size does not match required size")
+    return index_select(input, d, wrap(index))
+
+
+def _repeat_counts(repeats, n):
+    """``repeats`` (a 0-d or 1-d integer tensor) as one non-negative count per entry of a dim of size ``n``."""
+    counts = repeats._data
+    if counts.dtype.kind not in "iu":
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{repeats.dtype.scalar_name}'")
+    if counts.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = counts.astype(np.int64).reshape(-1)
+    if counts.size == 1 and n != 1:
+        counts = repeats._xp.full(n, counts[0], dtype=np.int64)
+    if counts.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.size} and input.size(0) = {n}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return counts

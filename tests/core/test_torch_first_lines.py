@@ -1,0 +1,144 @@
+"""What training scripts touch on their first lines, as PyTorch 2.13 behaves (values and messages measured in its
+venv): ``finfo``/``iinfo``, ``set_float32_matmul_precision``, ``use_deterministic_algorithms`` (also through
+``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and the small ops models index with:
+``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import ember as em
+from ember.autograd import gradcheck
+
+
+@pytest.fixture
+def restore_flags():
+    from ember.core import flags
+    before = dict(flags._state)
+    benchmark = em.backends.cudnn.benchmark
+    yield
+    flags._state.update(before)
+    em.backends.cudnn.benchmark = benchmark
+
+
+def test_finfo_and_iinfo_as_pytorch():
+    f = em.finfo(em.float32)
+    assert (f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype) == (
+        32, 1.1920928955078125e-07, 3.4028234663852886e+38, -3.4028234663852886e+38, 1.1754943508222875e-38,
+        1.1754943508222875e-38, 1e-06, "float32")
+    assert repr(f) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, "
+                       "smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)")
+    assert repr(em.finfo(em.float16)) == ("finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, "
+                                          "smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)")
+    assert em.finfo().dtype == "float32" and em.finfo(em.complex64).dtype == "float32"
+    assert em.finfo(em.float64).resolution == 1e-15
+    i = em.iinfo(em.int64)
+    assert (i.bits, i.max, i.min, i.dtype) == (64, 9223372036854775807, -9223372036854775808, "int64")
+    assert repr(i) == "iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)"
+    assert repr(em.iinfo(em.uint8)) == "iinfo(min=0, max=255, dtype=uint8)"
+    with pytest.raises(TypeError, match=r"finfo\(\) requires a floating point input type"):
+        em.finfo(em.int32)
+    with pytest.raises(TypeError, match=r"iinfo\(\) requires an integer input type"):
+        em.iinfo(em.float32)
+    with pytest.raises(TypeError, match="bool is not supported by torch.iinfo"):
+        em.iinfo(em.bool)
+    # what attention code does with it
+    scores = em.zeros(2, 2).masked_fill(em.tensor([[False, True], [False, False]]), em.finfo(em.float32).min)
+    assert scores.softmax(-1).tolist() == [[1.0, 0.0], [0.5, 0.5]]
+
+
+def test_matmul_precision_and_deterministic_flags(restore_flags):
+    assert em.get_float32_matmul_precision() == "highest"
+    em.set_float32_matmul_precision("medium")
+    assert em.get_float32_matmul_precision() == "medium"
+    with pytest.warns(UserWarning, match="low is not one of 'highest', 'high', or 'medium'"):
+        em.set_float32_matmul_precision("low")
+    assert em.get_float32_matmul_precision() == "medium"
+    assert not em.are_deterministic_algorithms_enabled()
+    em.use_deterministic_algorithms(True, warn_only=True)
+    assert em.are_deterministic_algorithms_enabled() and em.is_deterministic_algorithms_warn_only_enabled()
+    em.use_deterministic_algorithms(False)
+    assert not em.are_deterministic_algorithms_enabled() and not em.is_deterministic_algorithms_warn_only_enabled()
+    with pytest.raises(TypeError, match="argument 'mode' \\(position 1\\) must be bool, not str"):
+        em.use_deterministic_algorithms("yes")
+
+
+@pytest.mark.parametrize("deterministic,cudnn_benchmark,expected", [
+    (None, None, (False, False, False)), (True, None, (True, False, False)), ("warn", None, (True, True, False)),
+    (False, True, (False, False, True))])
+def test_trainer_deterministic_sets_the_flags_as_lightning(restore_flags, tmp_path, deterministic, cudnn_benchmark,
+                                                          expected):
+    em.use_deterministic_algorithms(False)
+    em.Trainer(deterministic=deterministic, benchmark=cudnn_benchmark, default_root_dir=tmp_path, logger=False)
+    assert (em.are_deterministic_algorithms_enabled(), em.is_deterministic_algorithms_warn_only_enabled(),
+            em.backends.cudnn.benchmark) == expected
+
+
+def test_trainer_warns_for_deterministic_with_benchmark(restore_flags, tmp_path):
+    with pytest.warns(UserWarning, match="You passed `deterministic=True` and `benchmark=True`"):
+        em.Trainer(deterministic=True, benchmark=True, default_root_dir=tmp_path, logger=False)
+
+
+def test_compile_returns_the_model_and_checks_its_arguments():
+    model = em.nn.Linear(3, 2)
+    assert em.compile(model) is model and em.compile(mode="max-autotune")(model) is model
+
+    @em.compile
+    def double(x):
+        return x * 2
+    assert double(em.tensor([1.0])).tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="Unrecognized mode=fast, should be one of: default, lite"):
+        em.compile(model, mode="fast")
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        em.compile(model, mode="default", options={"a": 1})
+    with pytest.raises(AssertionError, match="A callable function is expected"):
+        em.compile(3)
+
+
+def test_repeat_interleave_as_pytorch():
+    t = em.tensor([[1, 2], [3, 4]])
+    assert em.repeat_interleave(t, 2).tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert em.repeat_interleave(t, em.tensor([1, 2]), dim=0).tolist() == [[1, 2], [3, 4], [3, 4]]
+    assert t.repeat_interleave(em.tensor([3]), dim=1).tolist() == [[1, 1, 1, 2, 2, 2], [3, 3, 3, 4, 4, 4]]
+    assert t.repeat_interleave(2, dim=-1).shape == (2, 4) and em.repeat_interleave(t, em.tensor(2), 0).shape == (4, 2)
+    assert em.repeat_interleave(em.tensor([2, 0, 3])).tolist() == [0, 0, 2, 2, 2]
+    assert em.repeat_interleave(em.tensor(5), 3).tolist() == [5, 5, 5]
+    assert em.repeat_interleave(t, em.tensor([1, 2]), dim=0, output_size=3).shape == (3, 2)
+    for call, err, text in [
+            (lambda: em.repeat_interleave(t, em.tensor([1.5, 2.0]), dim=0), NotImplementedError,
+             "\"repeat_interleave_cpu\" not implemented for 'Float'"),
+            (lambda: em.repeat_interleave(t, em.tensor([[1, 2]]), dim=0), RuntimeError, "must be 0-dim or 1-dim"),
+            (lambda: em.repeat_interleave(em.tensor([[1, 2]])), RuntimeError, "only accept 1D vector as repeat"),
+            (lambda: em.repeat_interleave(t, 2, dim=2), IndexError, "Dimension out of range"),
+            (lambda: em.repeat_interleave(t, em.tensor([1, 2]), dim=0, output_size=5), RuntimeError,
+             "allocated size does not match required size"),
+            (lambda: em.repeat_interleave(t, em.tensor([1, 2, 3]), dim=0), RuntimeError,
+             r"repeats.size\(0\) = 3 and input.size\(0\) = 2"),
+            (lambda: em.repeat_interleave(t, -1), RuntimeError, "Repeats must be non-negative"),
+            (lambda: em.repeat_interleave(t, em.tensor([1, -2]), dim=0), RuntimeError, "repeats can not be negative")]:
+        with pytest.raises(err, match=text):
+            call()
+    x = em.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    (g,) = em.autograd.grad(em.repeat_interleave(x, em.tensor([1, 2]), dim=0).pow(2).sum(), x)
+    assert g.tolist() == [[2.0, 4.0], [12.0, 16.0]]
+    xd = em.tensor(np.random.default_rng(0).standard_normal((3, 2)), requires_grad=True)
+    assert gradcheck(lambda a: em.repeat_interleave(a, em.tensor([2, 0, 1]), dim=0), (xd,))
+
+
+def test_triangle_indices_and_isin_as_pytorch():
+    assert em.tril_indices(3, 4, 1).tolist() == [[0, 0, 1, 1, 1, 2, 2, 2, 2], [0, 1, 0, 1, 2, 0, 1, 2, 3]]
+    assert em.triu_indices(4, 3, -1).tolist() == [[0, 0, 0, 1, 1, 1, 2, 2, 3], [0, 1, 2, 0, 1, 2, 1, 2, 2]]
+    assert em.tril_indices(0, 3).shape == (2, 0) and em.triu_indices(3, 3, 5).shape == (2, 0)
+    assert em.tril_indices(3, 3).dtype == em.int64 and em.tril_indices(2, 2, dtype=em.int32).dtype == em.int32
+    with pytest.raises(RuntimeError, match="row must be non-negative, got-1"):
+        em.tril_indices(-1, 3)
+    with pytest.raises(NotImplementedError, match="\"tril_indices\" not implemented for 'Float'"):
+        em.tril_indices(3, 3, dtype=em.float32)
+    assert em.isin(em.tensor([[1, 2], [3, 4]]), em.tensor([2, 3])).tolist() == [[False, True], [True, False]]
+    assert em.isin(em.tensor([1.0, 2.0, math.nan]), 2.0, invert=True).tolist() == [True, False, True]
+    assert em.isin(3, em.tensor([1, 3])).item() is True
+    assert em.isin(em.tensor([1, 2]), em.tensor([2.0, 1.5])).tolist() == [False, True]  # compared after promotion
+    assert em.isin(em.tensor([math.nan]), em.tensor([math.nan])).tolist() == [False]
+    with pytest.raises(TypeError, match="isin\\(\\) received an invalid combination of arguments"):
+        em.isin(1, 2)
