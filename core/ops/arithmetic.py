@@ -14,7 +14,7 @@ from ._base import (GRAD_ENABLED, Tensor, _edge, binary_arrays, broadcast_error,
                     tensor_method, wrap)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub"]
+           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv"]
 
 
 def _other_tensor(other):
@@ -571,3 +571,36 @@ Tensor.__rmod__ = _rmod
 Tensor.__pow__ = pow
 Tensor.__rpow__ = _rpow
 Tensor.__pos__ = lambda self: self
+
+
+# ------------------------------------------------------------------------------------------- addcmul, addcdiv
+def _addc(fn, input, tensor1, tensor2, value, combine):
+    """``input + value * tensor1 (combine) tensor2`` composed from ember ops in PyTorch's order (``value`` times
+    ``tensor1`` first), so every operand gets its gradient; ``value`` takes the result's dtype, as PyTorch casts
+    the scalar to the tensors' type (an int result uses ``int(value)``)."""
+    for name, t in (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)):
+        check_tensor(t, name, fn)
+    kind = dt.result_type(input, tensor1, tensor2).category
+    if combine is div and kind in (dt.BOOL, dt.INT):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + "
+            "value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * "
+            "tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+    if kind in (dt.BOOL, dt.INT):
+        value = int(value)
+    return add(input, combine(mul(tensor1, value), tensor2))
+
+
+@tensor_method()
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``, elementwise with broadcasting (optimizers' second-moment update)."""
+    return _addc("addcmul", input, tensor1, tensor2, value, mul)
+
+
+@tensor_method()
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``, elementwise with broadcasting; integer tensors are refused, as in
+    PyTorch."""
+    return _addc("addcdiv", input, tensor1, tensor2, value, div)

@@ -19,7 +19,7 @@ from ._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, te
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive", "bincount", "histc", "histogram", "searchsorted", "bucketize", "cummax", "cummin",
-           "diff"]
+           "diff", "quantile", "nanquantile"]
 
 _ValuesIndices = {name: getattr(_rt, name)
                   for name in ("sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
@@ -642,5 +642,86 @@ def diff(input, n=1, dim=-1, prepend=None, append=None) -> Tensor:
 
 
 # diagonals and grids moved to their own modules; these names keep the old import path working
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_ranks(fn, input, q):
+    """``q`` as a 1-D array of fractions in ``input``'s dtype (checked as PyTorch checks it) and whether it was a
+    scalar."""
+    xp, np_dtype = input._xp, input._data.dtype
+    if isinstance(q, Tensor):
+        if q.ndim > 1:
+            raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
+        qs = q._data.reshape(-1)
+        if bool(((qs < 0) | (qs > 1)).any()):
+            raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
+        return qs, q.ndim == 0
+    if isinstance(q, bool) or not isinstance(q, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{fn}(): argument 'q' must be float or Tensor, not {type(q).__name__}")
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
+    return xp.asarray([q], dtype=np_dtype), True
+
+
+def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
+    """PyTorch's quantile: sort the reduced dim (NaN last), take ranks ``q * (n - 1)`` (for ``nanquantile`` n
+    counts the non-NaN values; for ``quantile`` a slice holding NaN takes the last rank, so NaN), adjust them by
+    ``interpolation`` and ``lerp`` between the neighbours, all with differentiable ops."""
+    check_tensor(input, "input", fn)
+    if input.dtype.name not in ("float32", "float64"):
+        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{fn}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+                           f"got {interpolation}")
+    qs, scalar_q = _quantile_ranks(fn, input, q)
+    xp = input._xp
+    if dim is None:
+        x, d = input.reshape(-1), None
+    else:
+        d = normalize_dim(dim, max(1, input.ndim))
+        x = input.reshape(1) if input.ndim == 0 else input.movedim(d, -1)
+    values = sort(x, dim=-1).values.unsqueeze(-2)  # (..., 1, n): one row per q after broadcasting
+    n = values.shape[-1]
+    nan = xp.isnan(values._data)
+    if ignore_nan:
+        ranks = qs[:, None] * ((~nan).sum(-1, keepdims=True) - 1).astype(qs.dtype)
+        ranks = xp.where(ranks < 0, 0, ranks).astype(qs.dtype)
+    else:
+        ranks = xp.where(nan.any(-1, keepdims=True), n - 1, qs[:, None] * (n - 1)).astype(qs.dtype)
+    if interpolation in ("lower", "higher", "nearest"):
+        ranks = {"lower": xp.floor, "higher": xp.ceil, "nearest": xp.round}[interpolation](ranks)
+    shape = values.shape[:-2] + (qs.shape[0], 1)
+    ranks = xp.broadcast_to(ranks, shape)
+    values = values.expand(*values.shape[:-2], qs.shape[0], n)
+    below = values.gather(-1, wrap(ranks.astype(np.int64)))
+    if interpolation in ("linear", "midpoint"):
+        weights = xp.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - xp.floor(ranks)
+        above = values.gather(-1, wrap(xp.ceil(ranks).astype(np.int64)))
+        below = below.lerp(above, wrap(weights))
+    out = below.squeeze(-1).movedim(-1, 0)  # (k, ...reduced shape)
+    if keepdim:
+        kept = [1] * input.ndim if d is None else list(input.shape[:d]) + [1] + list(input.shape[d + 1:])
+        out = out.reshape([qs.shape[0]] + kept)
+    return out.squeeze(0) if scalar_q else out
+
+
+@tensor_method()
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles (a float or a 1-D tensor of fractions in [0, 1], which adds a leading dim) of
+    ``input`` along ``dim`` (of all elements when None), interpolating between neighbours as ``interpolation``
+    says (linear, lower, higher, midpoint or nearest); NaN if the slice holds a NaN. Differentiable in ``input``."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@tensor_method()
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """:func:`quantile` ignoring NaN (a slice of NaN only gives NaN)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
 from .diagonals import diag, diag_embed, diagonal, trace  # noqa: E402,F401
 from .grids import cartesian_prod, meshgrid  # noqa: E402,F401

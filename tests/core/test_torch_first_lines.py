@@ -1,7 +1,8 @@
 """What training scripts touch on their first lines, as PyTorch 2.13 behaves (values and messages measured in its
 venv): ``finfo``/``iinfo``, ``set_float32_matmul_precision``, ``use_deterministic_algorithms`` (also through
 ``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and the small ops models index with:
-``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``."""
+``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``, ``addcmul``/``addcdiv`` (with the in-place
+methods user-written optimizers call) and ``quantile``/``nanquantile``."""
 import math
 import warnings
 
@@ -142,3 +143,58 @@ def test_triangle_indices_and_isin_as_pytorch():
     assert em.isin(em.tensor([math.nan]), em.tensor([math.nan])).tolist() == [False]
     with pytest.raises(TypeError, match="isin\\(\\) received an invalid combination of arguments"):
         em.isin(1, 2)
+
+
+def test_addcmul_and_addcdiv_as_pytorch():
+    a, b, c = em.tensor([1.0, 2.0]), em.tensor([3.0, 4.0]), em.tensor([5.0, 6.0])
+    assert em.addcmul(a, b, c, value=0.5).tolist() == [8.5, 14.0]
+    assert em.addcdiv(a, b, c, value=2).tolist() == pytest.approx([2.2, 3.3333333], rel=1e-7)
+    assert em.addcmul(a, b, c, value=2).dtype == em.float32
+    assert em.addcmul(em.tensor([1.0], dtype=em.float64), em.tensor([2.0]), em.tensor([3.0])).dtype == em.float64
+    ints = em.tensor([1]), em.tensor([2]), em.tensor([3])
+    assert em.addcmul(*ints, value=2).tolist() == [13] and em.addcmul(*ints, value=0.5).tolist() == [1]  # int(0.5)
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer supported"):
+        em.addcdiv(*ints)
+    # a second-moment update as user-written optimizers do it, in place
+    exp_avg_sq, grad = em.tensor([0.5, 1.0]), em.tensor([2.0, -3.0])
+    assert exp_avg_sq.mul_(0.999).addcmul_(grad, grad, value=1 - 0.999) is exp_avg_sq
+    assert exp_avg_sq.tolist() == pytest.approx([0.5 * 0.999 + 0.004, 0.999 + 0.009], rel=1e-6)
+    p = em.tensor([1.0, 1.0])
+    p.addcdiv_(em.tensor([0.2, 0.4]), em.tensor([2.0, 4.0]), value=-0.1)
+    assert p.tolist() == pytest.approx([0.99, 0.99], rel=1e-6)
+    rng = np.random.default_rng(1)
+    args = tuple(em.tensor(rng.uniform(0.5, 2.0, shape), requires_grad=True) for shape in ((2, 3), (3,), (2, 1)))
+    assert gradcheck(lambda x, y, z: em.addcmul(x, y, z, value=-0.7), args)
+    assert gradcheck(lambda x, y, z: em.addcdiv(x, y, z, value=1.3), args)
+
+
+def test_quantile_and_nanquantile_as_pytorch():
+    x = em.tensor([[3.0, 1.0, 4.0, 1.5], [2.0, math.nan, 7.0, 0.5]], requires_grad=True)
+    q = em.quantile(x, 0.3, dim=1).detach().numpy()
+    assert q[0] == pytest.approx(1.45, rel=1e-6) and math.isnan(q[1])  # a NaN in the slice gives NaN
+    assert em.nanquantile(x, 0.3, dim=1).tolist() == pytest.approx([1.45, 1.4], rel=1e-6)
+    (g,) = em.autograd.grad(em.nanquantile(x, 0.3, dim=1).sum(), x)  # PyTorch 2.13's gradient
+    np.testing.assert_allclose(g.numpy(), [[0.0, 0.1, 0.0, 0.9], [0.6, 0.0, 0.0, 0.4]], rtol=1e-6, atol=1e-7)
+    assert em.quantile(x.detach()[0], em.tensor([0.1, 0.5, 0.9])).tolist() == pytest.approx([1.15, 2.25, 3.7])
+    assert em.quantile(x.detach(), em.tensor([0.25, 0.5]), dim=0, keepdim=True).shape == (2, 1, 4)
+    assert em.quantile(x.detach(), 0.5, keepdim=True).shape == (1, 1)
+    assert em.quantile(em.tensor([1.0, 2.0]), em.tensor(0.5)).shape == () and em.quantile(em.tensor(3.0), 0.5) == 3
+    assert math.isnan(em.nanquantile(em.tensor([math.nan, math.nan]), 0.5).item())
+    ranks = em.tensor([0.1, 0.3, 0.5, 0.7])
+    expected = {"linear": [0.5, 1.5, 2.5, 3.5], "lower": [0.0, 1.0, 2.0, 3.0], "higher": [1.0, 2.0, 3.0, 4.0],
+                "midpoint": [0.5, 1.5, 2.5, 3.5], "nearest": [0.0, 2.0, 2.0, 4.0]}  # nearest rounds half to even
+    for mode, values in expected.items():
+        assert em.quantile(em.arange(6.0), ranks, interpolation=mode).tolist() == values
+    assert x.detach().quantile(0.5, dim=0).tolist()[0] == 2.5
+    for call, err, text in [
+            (lambda: em.quantile(em.tensor([1, 2]), 0.5), RuntimeError, "must be either float or double dtype"),
+            (lambda: em.quantile(em.tensor([]), 0.5), RuntimeError, "input tensor must be non-empty"),
+            (lambda: em.quantile(x, 1.5), RuntimeError, r"q must be in the range \[0, 1\] but got 1.5"),
+            (lambda: em.quantile(x, em.tensor([0.5], dtype=em.float64)), RuntimeError, "must be same dtype"),
+            (lambda: em.quantile(x, 0.5, interpolation="cubic"), RuntimeError, "but got cubic"),
+            (lambda: em.quantile(x, em.tensor([[0.5]])), RuntimeError, "q must be a scalar or 1D tensor"),
+            (lambda: em.quantile(x, 0.5, dim=3), IndexError, "Dimension out of range")]:
+        with pytest.raises(err, match=text):
+            call()
+    xd = em.tensor(np.random.default_rng(2).standard_normal((3, 5)), requires_grad=True)
+    assert gradcheck(lambda a: em.quantile(a, em.tensor([0.2, 0.75], dtype=em.float64), dim=1), (xd,))
