@@ -2,7 +2,7 @@
 venv): ``finfo``/``iinfo``, ``set_float32_matmul_precision``, ``use_deterministic_algorithms`` (also through
 ``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and the small ops models index with:
 ``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``, ``addcmul``/``addcdiv`` (with the in-place
-methods user-written optimizers call) and ``quantile``/``nanquantile``."""
+methods user-written optimizers call), ``quantile``/``nanquantile`` and ``normal``/``bernoulli``/``poisson``."""
 import math
 import warnings
 
@@ -198,3 +198,31 @@ def test_quantile_and_nanquantile_as_pytorch():
             call()
     xd = em.tensor(np.random.default_rng(2).standard_normal((3, 5)), requires_grad=True)
     assert gradcheck(lambda a: em.quantile(a, em.tensor([0.2, 0.75], dtype=em.float64), dim=1), (xd,))
+
+
+def test_normal_bernoulli_and_poisson_as_pytorch():
+    assert em.normal(em.zeros(2, 3), em.ones(3)).shape == (2, 3) and em.normal(0.0, em.ones(4)).shape == (4,)
+    assert em.normal(em.zeros(2), 2.0).shape == (2,) and em.normal(0.0, 1.0, (2, 2)).dtype == em.float32
+    assert em.normal(2.0, 3.0, size=(3,), dtype=em.float64).dtype == em.float64
+    em.manual_seed(0)
+    a = em.normal(em.full((100000,), 3.0), em.tensor(2.0))
+    em.manual_seed(0)
+    assert em.equal(a, em.normal(em.full((100000,), 3.0), em.tensor(2.0)))  # seeded: the same draws
+    assert float(a.mean()) == pytest.approx(3.0, abs=0.03) and float(a.std()) == pytest.approx(2.0, abs=0.03)
+    assert em.bernoulli(em.tensor([0.0, 1.0, 1.0])).tolist() == [0.0, 1.0, 1.0]
+    assert em.bernoulli(em.zeros(3), 1.0).tolist() == [1.0, 1.0, 1.0]
+    assert em.bernoulli(em.tensor([0.3], dtype=em.float64)).dtype == em.float64
+    assert float(em.bernoulli(em.full((100000,), 0.3)).mean()) == pytest.approx(0.3, abs=0.01)
+    rates = em.poisson(em.full((100000,), 4.0))
+    assert rates.dtype == em.float32 and float(rates.mean()) == pytest.approx(4.0, abs=0.05)
+    assert em.poisson(em.tensor([0.0])).tolist() == [0.0]
+    for call, err, text in [
+            (lambda: em.normal(0.0, -1.0, (2,)), RuntimeError, "normal expects std >= 0.0, but found std -1"),
+            (lambda: em.normal(em.zeros(2), em.tensor([1.0, -1.0])), RuntimeError, "all elements of std >= 0.0"),
+            (lambda: em.normal(em.zeros(2, dtype=em.long), 1.0), NotImplementedError, "for 'Long'"),
+            (lambda: em.normal(0.0, 1.0), TypeError, "invalid combination of arguments"),
+            (lambda: em.bernoulli(em.tensor([0.5, 1.5])), RuntimeError, "Expected p_in >= 0 && p_in <= 1"),
+            (lambda: em.bernoulli(em.tensor([1, 0])), NotImplementedError, "bernoulli_tensor_cpu_p_"),
+            (lambda: em.poisson(em.tensor([-1.0])), RuntimeError, "invalid Poisson rate")]:
+        with pytest.raises(err, match=text):
+            call()
