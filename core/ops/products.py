@@ -30,7 +30,7 @@ from .arithmetic import _conj, add, mul
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "mv", "addmm", "einsum", "tensordot", "kron", "inverse",
            "det", "logdet", "slogdet", "solve", "cholesky", "cholesky_solve", "cholesky_inverse", "pinverse",
-           "matrix_power", "cross", "svd", "qr", "chain_matmul"]
+           "matrix_power", "cross", "svd", "qr", "chain_matmul", "cdist"]
 
 
 # ------------------------------------------------------------------------------------------------- matrix products
@@ -767,3 +767,59 @@ def chain_matmul(*matrices) -> Tensor:
     if len(matrices) == 1:
         return matrices[0].clone()
     return LINALG.multi_dot(matrices)
+
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+def _positive_root(s, root):
+    """``root(s)`` where ``s > 0``, else 0, with a zero gradient where ``s == 0`` (PyTorch's subgradient at a
+    zero distance; the plain root's gradient is infinite there)."""
+    from .clamp_where import where
+    pos = s > 0
+    return where(pos, root(where(pos, s, 1)), 0)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distances between the rows of ``x1`` ``(B*, P, M)`` and of ``x2`` ``(B*, R, M)``:
+    ``(B*, P, R)``, batch dims broadcast. For p = 2 PyTorch's matrix-product form is used when either side has more
+    than 25 rows (or always/never, by ``compute_mode``). Differentiable, with PyTorch's gradients: 0 at a zero
+    distance, and for p = inf the full gradient to every coordinate that attains the maximum."""
+    for name, t in (("x1", x1), ("x2", x2)):
+        check_tensor(t, name, "cdist")
+    label = {"x1": "X1", "x2": "X2"}
+    for name, t in (("x1", x1), ("x2", x2)):
+        if t.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {label[name]} got: {t.ndim}D")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {label[name]} got: {t.dtype.scalar_name}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    rows1, rows2 = x1.shape[-2], x2.shape[-2]
+    use_mm = p == 2 and (compute_mode == "use_mm_for_euclid_dist" or (
+        compute_mode == _CDIST_MODES[0] and (rows1 > 25 or rows2 > 25)))
+    if use_mm:  # PyTorch's _euclidean_dist: one GEMM of [-2 x1, |x1|^2, 1] by [x2, 1, |x2|^2]
+        from .creation import ones_like
+        from .shape import cat
+        n1, n2 = (x1 * x1).sum(-1, keepdim=True), (x2 * x2).sum(-1, keepdim=True)
+        a = cat([x1 * -2, n1, ones_like(n1)], -1)
+        b = cat([x2, ones_like(n2), n2], -1)
+        return _positive_root(matmul(a, b.transpose(-2, -1)), lambda v: v.sqrt())
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)  # (B*, P, R, M)
+    size = diff.abs()
+    if p == 0:  # the count of differing coordinates, with PyTorch's zero gradient (it is in the graph)
+        return (diff != 0).sum(-1).to(diff.dtype) + (size * 0).sum(-1)
+    if p == 1:
+        return size.sum(-1)
+    if p == 2:
+        return _positive_root((diff * diff).sum(-1), lambda v: v.sqrt())
+    if p == float("inf"):
+        # value: the max; gradient: sign(diff) wherever |diff| equals it (PyTorch's, not shared between ties)
+        top = size.amax(-1)
+        hit = (size * (size == top.unsqueeze(-1))).sum(-1)
+        return top.detach() + hit - hit.detach()
+    return _positive_root((size ** p).sum(-1), lambda v: v ** (1.0 / p))

@@ -2,7 +2,7 @@
 venv): ``finfo``/``iinfo``, ``set_float32_matmul_precision``, ``use_deterministic_algorithms`` (also through
 ``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and the small ops models index with:
 ``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``, ``addcmul``/``addcdiv`` (with the in-place
-methods user-written optimizers call), ``quantile``/``nanquantile`` and ``normal``/``bernoulli``/``poisson``."""
+methods user-written optimizers call), ``quantile``/``nanquantile``, ``normal``/``bernoulli``/``poisson`` and ``cdist``."""
 import math
 import warnings
 
@@ -224,5 +224,59 @@ def test_normal_bernoulli_and_poisson_as_pytorch():
             (lambda: em.bernoulli(em.tensor([0.5, 1.5])), RuntimeError, "Expected p_in >= 0 && p_in <= 1"),
             (lambda: em.bernoulli(em.tensor([1, 0])), NotImplementedError, "bernoulli_tensor_cpu_p_"),
             (lambda: em.poisson(em.tensor([-1.0])), RuntimeError, "invalid Poisson rate")]:
+        with pytest.raises(err, match=text):
+            call()
+
+
+# PyTorch 2.13's cdist of these points and its gradients of (d * W).sum(), both compute modes alike
+_CDIST_X1, _CDIST_X2 = [[0.0, 0.0], [3.0, 4.0], [1.0, 1.0]], [[0.0, 0.0], [1.0, 1.0]]
+_CDIST = {
+    2.0: ([[0.0, 1.4142135623730951], [5.0, 3.605551275463989], [1.4142135623730951, 0.0]],
+          [[-1.414213562373095, -1.414213562373095], [4.018800784900916, 5.728201177351375],
+           [3.5355339059327373, 3.5355339059327373]],
+          [[-5.335533905932738, -5.935533905932737], [-0.8045872225278217, -1.91398761497828]]),
+    1.0: ([[0.0, 2.0], [7.0, 5.0], [2.0, 0.0]], [[-2.0, -2.0], [7.0, 7.0], [5.0, 5.0]],
+          [[-8.0, -8.0], [-2.0, -2.0]]),
+    0.0: ([[0.0, 2.0], [2.0, 2.0], [2.0, 0.0]], [[0.0, 0.0]] * 3, [[0.0, 0.0]] * 2),
+    3.0: ([[0.0, 1.2599210498948732], [4.497941445275415, 3.2710663101885897], [1.2599210498948732, 0.0]],
+          [[-1.259921049894873, -1.259921049894873], [2.829898654134962, 5.737065890185406],
+           [3.1498026247371826, 3.1498026247371826]],
+          [[-4.484356679928789, -5.522343167300039], [-0.2354235490484824, -2.1046042977276764]]),
+    math.inf: ([[0.0, 1.0], [4.0, 3.0], [1.0, 0.0]], [[-2.0, -2.0], [0.0, 7.0], [5.0, 5.0]],
+               [[-5.0, -8.0], [2.0, -2.0]]),  # a tie in the max gets the whole gradient on each side
+}
+
+
+@pytest.mark.parametrize("p", sorted(_CDIST))
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"])
+def test_cdist_values_and_gradients_as_pytorch(p, mode):
+    x1 = em.tensor(_CDIST_X1, dtype=em.float64, requires_grad=True)
+    x2 = em.tensor(_CDIST_X2, dtype=em.float64, requires_grad=True)
+    d = em.cdist(x1, x2, p=p, compute_mode=mode)
+    g1, g2 = em.autograd.grad((d * em.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=em.float64)).sum(),
+                              [x1, x2])
+    value, grad1, grad2 = _CDIST[p]
+    for got, want in ((d, value), (g1, grad1), (g2, grad2)):  # 0 at a zero distance, not NaN
+        np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_cdist_shapes_modes_and_errors():
+    assert em.cdist(em.zeros(4, 2, 3), em.zeros(1, 5, 3)).shape == (4, 2, 5)  # batch dims broadcast
+    rng = np.random.default_rng(3)
+    a, b = (em.tensor(rng.standard_normal(shape)) for shape in ((30, 4), (7, 4)))
+    direct = em.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist")
+    np.testing.assert_allclose(em.cdist(a, b).numpy(), direct.numpy(), rtol=1e-12)  # 30 rows: the GEMM form
+    np.testing.assert_allclose(direct.numpy(), np.linalg.norm(a.numpy()[:, None] - b.numpy()[None], axis=-1),
+                               rtol=1e-12)
+    x, y = (em.tensor(rng.standard_normal(shape), requires_grad=True) for shape in ((4, 3), (2, 3)))
+    for p in (1.0, 2.0, 3.0):
+        assert gradcheck(lambda s, t: em.cdist(s, t, p=p), (x, y))
+    for call, err, text in [
+            (lambda: em.cdist(em.zeros(3), em.zeros(3)), RuntimeError, "at least 2D tensors, X1 got: 1D"),
+            (lambda: em.cdist(em.zeros(2, 3), em.zeros(2, 4)), RuntimeError, "same number of columns. X1: 3 X2: 4"),
+            (lambda: em.cdist(em.zeros(2, 3, dtype=em.long), em.zeros(2, 3)), RuntimeError, "X1 got: Long"),
+            (lambda: em.cdist(em.zeros(2, 3), em.zeros(2, 3), p=-1), RuntimeError, "non-negative p values"),
+            (lambda: em.cdist(em.zeros(2, 3), em.zeros(2, 3), compute_mode="x"), ValueError,
+             "x is not a valid value for compute_mode")]:
         with pytest.raises(err, match=text):
             call()
