@@ -14,7 +14,8 @@ from ._base import (GRAD_ENABLED, Tensor, _edge, binary_arrays, broadcast_error,
                     tensor_method, wrap)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
-           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv"]
+           "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv",
+           "copysign", "float_power", "positive", "gcd", "lcm"]
 
 
 def _other_tensor(other):
@@ -604,3 +605,69 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     """``input + value * tensor1 / tensor2``, elementwise with broadcasting; integer tensors are refused, as in
     PyTorch."""
     return _addc("addcdiv", input, tensor1, tensor2, value, div)
+
+
+# ------------------------------------------------------------------------------ copysign, float_power, gcd, lcm
+@tensor_method()
+def copysign(input, other):
+    """``|input|`` with the sign of ``other`` (-0.0 counts as negative); integers give the default float dtype.
+    The gradient for ``input`` is ``sign(input) * sign(result)`` (0 where input is 0), none flows to ``other``, as
+    in PyTorch."""
+    from .clamp_where import where
+    from .compare import signbit
+    check_tensor(input, "input", "copysign")
+    result = dt.result_type(input, other)
+    if result.category in (dt.BOOL, dt.INT):
+        result = dt.get_default_dtype()
+    size = abs(input if input.dtype == result else input.to(result))
+    if not isinstance(other, Tensor):
+        return -size if _np.signbit(other) else size
+    return where(signbit(other), -size, size)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in double precision (float64, or complex128 for complex operands), as
+    PyTorch's ``float_power``; either may be a number."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power(): expected a Tensor as 'input' or 'exponent'")
+    complex_ = any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in (input, exponent))
+    wide = dt.complex128 if complex_ else dt.float64
+
+    def widen(v):
+        return v.to(wide) if isinstance(v, Tensor) else v
+    return pow(widen(input), widen(exponent)) if isinstance(input, Tensor) else pow(
+        _as_tensor(input, wide), widen(exponent))
+
+
+def _as_tensor(value, dtype):
+    from .creation import tensor
+    return tensor(value, dtype=dtype)
+
+
+@tensor_method()
+def positive(input):
+    """``input`` itself (``+input``); bool tensors are refused, as in PyTorch."""
+    check_tensor(input, "input", "positive")
+    if input.dtype is dt.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _integer_only(fn, input, other, ufunc):
+    check_tensor(input, "input", fn)
+    a, b = binary_arrays(input, other)
+    if a.dtype.kind not in "iu":
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'{input.dtype.scalar_name}\'')
+    return wrap(input._xp.asarray(ufunc(a, b)))
+
+
+@tensor_method()
+def gcd(input, other):
+    """The greatest common divisor of integer tensors, elementwise (non-negative; gcd(0, 0) = 0)."""
+    return _integer_only("gcd", input, other, input._xp.gcd)
+
+
+@tensor_method()
+def lcm(input, other):
+    """The least common multiple of integer tensors, elementwise (non-negative; 0 if either is 0)."""
+    return _integer_only("lcm", input, other, input._xp.lcm)

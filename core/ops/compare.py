@@ -17,7 +17,7 @@ from ._base import Tensor, binary_arrays, broadcast_error, tensor_method, wrap
 __all__ = ["eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isposinf", "isneginf",
-           "isfinite", "isreal", "isclose", "allclose", "equal", "isin"]
+           "isfinite", "isreal", "isclose", "allclose", "equal", "isin", "signbit"]
 
 
 def _type_error(fn, name, value, position=None):
@@ -287,3 +287,14 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         a, b = b, a
     xp = like._xp
     return wrap(xp.asarray(xp.isin(a, b, assume_unique=assume_unique, invert=invert)))
+
+
+@tensor_method()
+def signbit(input):
+    """A bool tensor: whether each element's sign bit is set (True for -0.0; for integers, whether negative)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"signbit(): argument 'input' must be Tensor, not {type(input).__name__}")
+    data, xp = input._data, input._xp
+    if data.dtype.kind == "c":
+        raise RuntimeError("signbit is not implemented for complex tensors.")
+    return wrap(xp.asarray(xp.signbit(data) if data.dtype.kind == "f" else data < 0))

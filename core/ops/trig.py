@@ -12,7 +12,8 @@ from ._base import GRAD_ENABLED, broadcast_error, record, sum_to, tensor_method,
 from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _conj, _shapes, _unary
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "hypot",
-           "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"]
+           "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
+           "sinc"]
 
 
 # ----------------------------------------------------------------------------------------------- trigonometric
@@ -199,3 +200,28 @@ acosh = arccosh = _unary("acosh", lambda xp, a: xp.arccosh(a), AcoshBackward0, _
 atanh = arctanh = _unary("atanh", lambda xp, a: xp.arctanh(a), AtanhBackward0, _SAVE_INPUT,
                          "Elementwise inverse hyperbolic tangent (±inf at ±1, nan beyond).", quiet=True,
                          aliases=("arctanh",))
+
+
+_PI = 3.141592653589793
+
+
+@tensor_method()
+def deg2rad(input):
+    """Degrees to radians, ``input * pi / 180`` (integers give the default float dtype)."""
+    return input * (_PI / 180.0)
+
+
+@tensor_method()
+def rad2deg(input):
+    """Radians to degrees, ``input * 180 / pi`` (integers give the default float dtype)."""
+    return input * (180.0 / _PI)
+
+
+@tensor_method()
+def sinc(input):
+    """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (where its gradient is 0, as PyTorch's)."""
+    from .clamp_where import where
+    px = input * _PI
+    zero = px == 0
+    safe = where(zero, 1, px)
+    return where(zero, 1, sin(safe) / safe)

@@ -1,8 +1,9 @@
 """What training scripts touch on their first lines, as PyTorch 2.13 behaves (values and messages measured in its
 venv): ``finfo``/``iinfo``, ``set_float32_matmul_precision``, ``use_deterministic_algorithms`` (also through
-``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and the small ops models index with:
-``repeat_interleave``, ``tril_indices``/``triu_indices``, ``isin``, ``addcmul``/``addcdiv`` (with the in-place
-methods user-written optimizers call), ``quantile``/``nanquantile``, ``normal``/``bernoulli``/``poisson`` and ``cdist``."""
+``Trainer(deterministic=...)``, as Lightning sets it) and ``compile``; and small ops models call: ``repeat_interleave``,
+``tril_indices``/``triu_indices``, ``isin``, ``addcmul``/``addcdiv`` (with the in-place methods user-written
+optimizers call), ``quantile``/``nanquantile``, ``normal``/``bernoulli``/``poisson``, ``cdist``, ``signbit``,
+``copysign``, ``deg2rad``/``rad2deg``, ``sinc``, ``float_power``, ``positive`` and ``gcd``/``lcm``."""
 import math
 import warnings
 
@@ -280,3 +281,43 @@ def test_cdist_shapes_modes_and_errors():
              "x is not a valid value for compute_mode")]:
         with pytest.raises(err, match=text):
             call()
+
+
+def test_small_elementwise_ops_as_pytorch():
+    # values and gradients measured in PyTorch 2.13 (float64)
+    x = em.tensor([-2.0, -0.0, 0.0, 0.5, 3.0], dtype=em.float64, requires_grad=True)
+    y = em.tensor([1.0, -1.0, -0.0, -2.0, 0.0], dtype=em.float64)
+    assert em.signbit(x).tolist() == [True, True, False, False, False]
+    assert em.signbit(em.tensor([-1, 0, 2])).tolist() == [True, False, False]
+    c = em.copysign(x, y)
+    assert c.tolist() == [2.0, -0.0, -0.0, -0.5, 3.0] and np.signbit(c.detach().numpy()).tolist() == [
+        False, True, True, True, False]
+    assert em.autograd.grad(c.sum(), x)[0].tolist() == [-1.0, 0.0, 0.0, -1.0, 1.0]  # 0 where the input is 0
+    assert em.copysign(em.tensor([1, -2]), em.tensor([-1, 1])).dtype == em.float32
+    assert em.copysign(em.tensor([1.0], dtype=em.float16), em.tensor([-1.0], dtype=em.float64)).dtype == em.float64
+    assert em.copysign(em.tensor([1.0, 2.0]), -1.0).tolist() == [-1.0, -2.0]
+    d = em.deg2rad(x)
+    assert d.tolist() == [-0.03490658503988659, -0.0, 0.0, 0.008726646259971648, 0.05235987755982989]
+    assert em.autograd.grad(d.sum(), x)[0].tolist() == [0.017453292519943295] * 5
+    assert em.rad2deg(x).tolist() == [-114.59155902616465, -0.0, 0.0, 28.64788975654116, 171.88733853924697]
+    assert em.deg2rad(em.tensor([180])).dtype == em.float32
+    s = em.sinc(x)
+    np.testing.assert_allclose(s.detach().numpy(), [-3.8981718325193755e-17, 1.0, 1.0, 0.6366197723675814,
+                                                    3.8981718325193755e-17], rtol=1e-12, atol=1e-30)
+    np.testing.assert_allclose(em.autograd.grad(s.sum(), x)[0].numpy(),
+                               [-0.5, 0.0, 0.0, -1.2732395447351625, -0.3333333333333333], rtol=1e-12)
+    f = em.float_power(em.tensor([2.0, -3.0]), 2)
+    assert f.dtype == em.float64 and f.tolist() == [4.0, 9.0]
+    assert em.float_power(em.tensor([2, 3]), em.tensor([0.5, 2])).tolist() == [1.4142135623730951, 9.0]
+    assert em.float_power(2, em.tensor([1, 2])).dtype == em.float64
+    t = em.tensor([1, -2])
+    assert em.positive(t) is t
+    with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported."):
+        em.positive(em.tensor([True]))
+    assert em.gcd(em.tensor([12, -18, 0, 7]), em.tensor([8, 12, 0, -21])).tolist() == [4, 6, 0, 7]
+    assert em.lcm(em.tensor([4, -6, 0]), em.tensor([6, 4, 5])).tolist() == [12, 12, 0]
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        em.gcd(em.tensor([1.0]), em.tensor([2.0]))
+    xs = em.tensor(np.array([-1.3, 0.4, 2.2]), requires_grad=True)
+    assert gradcheck(em.sinc, (xs,)) and gradcheck(lambda a: em.copysign(a, em.tensor([-1.0, 1.0, -0.0],
+                                                                                        dtype=em.float64)), (xs,))
