@@ -46,6 +46,16 @@ _LAZY = {
     "Callback": ("ember.callbacks", "Callback"),
     "seed_everything": ("ember.core.seed", "seed_everything"),
 }
+# torch's top-level names for nn.functional ops whose leading arguments are the functional form's (``torch.conv2d``,
+# ``torch.cosine_similarity``...), loaded with nn on first use. Not aliased: the ones whose torch-level signature
+# differs (``torch.embedding(weight, input)``, ``torch.batch_norm``'s order, losses taking an int ``reduction``).
+_FUNCTIONAL_ALIASES = (
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d", "max_pool1d_with_indices",
+    "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "dropout", "alpha_dropout", "feature_alpha_dropout",
+    "layer_norm", "group_norm", "relu_", "selu", "selu_", "celu", "celu_", "threshold", "threshold_", "hardshrink",
+    "prelu", "rrelu", "rrelu_", "pixel_shuffle", "pixel_unshuffle", "cosine_similarity", "pairwise_distance",
+    "pdist", "bilinear")
+_LAZY.update({name: ("ember.core.nn.functional", name) for name in _FUNCTIONAL_ALIASES})
 
 
 __getattr__, __dir__ = _lazy_attributes(globals(), _LAZY)

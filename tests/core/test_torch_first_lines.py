@@ -321,3 +321,16 @@ def test_small_elementwise_ops_as_pytorch():
     xs = em.tensor(np.array([-1.3, 0.4, 2.2]), requires_grad=True)
     assert gradcheck(em.sinc, (xs,)) and gradcheck(lambda a: em.copysign(a, em.tensor([-1.0, 1.0, -0.0],
                                                                                         dtype=em.float64)), (xs,))
+
+
+def test_torch_level_names_of_functional_ops_load_nn_on_first_use():
+    import subprocess
+    import sys
+    code = ("import sys, ember as em; loaded = 'ember.core.nn' in sys.modules; "
+            "F = em.nn.functional; print(loaded, all(getattr(em, n) is getattr(F, n) for n in em._FUNCTIONAL_ALIASES))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["False", "True"]  # `import ember` stays light; the names are the functional ops
+    x1, x2 = em.tensor([[1.0, 0.0], [0.0, 2.0]]), em.tensor([[1.0, 1.0], [0.0, 1.0]])
+    assert em.cosine_similarity(x1, x2).tolist() == pytest.approx([0.70710677, 1.0])
+    assert em.conv2d(em.ones(1, 1, 3, 3), em.ones(1, 1, 2, 2)).tolist() == [[[[4.0, 4.0], [4.0, 4.0]]]]
+    assert em.equal(em.dropout(x1, 0.5, False), x1)  # torch.dropout(input, p, train): positional as in torch
