@@ -209,10 +209,9 @@ def div(input, other, *, rounding_mode=None):
             # floor: PyTorch's div_floor (NumPy's floor_divide is the same algorithm): the quotient is corrected
             # through fmod, so -0.5 // inf is -1 and 1e-30 // -1e30 is -1 (floor(a / b) gave -0 where a / b
             # rounds to zero)
-            q = a / b if rounding_mode == "trunc" else xp.floor_divide(a, b)
+            return wrap(xp.trunc(a / b) if rounding_mode == "trunc" else xp.floor_divide(a, b))
         except ValueError:
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
-        return wrap(xp.trunc(q) if rounding_mode == "trunc" else q)
     a, b = _true_div_arrays(input, other)
     try:
         out = wrap(a / b)
@@ -635,13 +634,10 @@ def float_power(input, exponent):
 
     def widen(v):
         return v.to(wide) if isinstance(v, Tensor) else v
-    return pow(widen(input), widen(exponent)) if isinstance(input, Tensor) else pow(
-        _as_tensor(input, wide), widen(exponent))
-
-
-def _as_tensor(value, dtype):
-    from .creation import tensor
-    return tensor(value, dtype=dtype)
+    if not isinstance(input, Tensor):  # pow needs a tensor base
+        from .creation import tensor
+        input = tensor(input, dtype=wide)
+    return pow(widen(input), widen(exponent))
 
 
 @tensor_method()

@@ -787,12 +787,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     distance, and for p = inf the full gradient to every coordinate that attains the maximum."""
     for name, t in (("x1", x1), ("x2", x2)):
         check_tensor(t, name, "cdist")
-    label = {"x1": "X1", "x2": "X2"}
-    for name, t in (("x1", x1), ("x2", x2)):
         if t.ndim < 2:
-            raise RuntimeError(f"cdist only supports at least 2D tensors, {label[name]} got: {t.ndim}D")
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name.upper()} got: {t.ndim}D")
         if not t.dtype.is_floating_point:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {label[name]} got: {t.dtype.scalar_name}")
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name.upper()} got: {t.dtype.scalar_name}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:

@@ -69,7 +69,6 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    g = _gen(generator)
     if not tensors:
         if size is None:
             raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
@@ -83,7 +82,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     xp = tensors[0]._xp
     m, sd = (t._data if isinstance(t, Tensor) else t for t in (mean, std))
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
-    z = xp.asarray(g.standard_normal(shape)).astype(like.np)
+    z = xp.asarray(_gen(generator).standard_normal(shape)).astype(like.np)
     return wrap((m + sd * z).astype(like.np, copy=False))
 
 
