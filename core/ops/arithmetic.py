@@ -10,8 +10,8 @@ import numpy as _np  # errstate, and the fast path's set of float and complex dt
 
 from .. import dtypes as dt
 from ..autograd.graph import Node
-from ._base import (GRAD_ENABLED, Tensor, _edge, binary_arrays, broadcast_error, check_tensor, record, sum_to,
-                    tensor_method, wrap)
+from ._base import (GRAD_ENABLED, Tensor, _edge, apply_inplace, binary_arrays, broadcast_error, check_tensor, record,
+                    sum_to, tensor_method, wrap)
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
            "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv",
@@ -624,13 +624,13 @@ def copysign(input, other):
     return where(signbit(other), -size, size)
 
 
+@tensor_method()
 def float_power(input, exponent):
     """``input ** exponent`` computed in double precision (float64, or complex128 for complex operands), as
     PyTorch's ``float_power``; either may be a number."""
     if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         raise TypeError("float_power(): expected a Tensor as 'input' or 'exponent'")
-    complex_ = any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in (input, exponent))
-    wide = dt.complex128 if complex_ else dt.float64
+    wide = _double_operands(input, exponent)
 
     def widen(v):
         return v.to(wide) if isinstance(v, Tensor) else v
@@ -638,6 +638,23 @@ def float_power(input, exponent):
         from .creation import tensor
         input = tensor(input, dtype=wide)
     return pow(widen(input), widen(exponent))
+
+
+def _double_operands(input, exponent):
+    complex_ = any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in (input, exponent))
+    return dt.complex128 if complex_ else dt.float64
+
+
+def _float_power_(self, exponent):
+    """In-place :func:`float_power`: the tensor must already have the double dtype of the result, as in PyTorch."""
+    wide = _double_operands(self, exponent)
+    if self.dtype != wide:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.scalar_name} but the operation's "
+                           f"result requires dtype {wide.scalar_name}")
+    return apply_inplace(self, float_power, exponent)
+
+
+Tensor.float_power_ = _float_power_
 
 
 @tensor_method()

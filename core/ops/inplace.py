@@ -109,7 +109,8 @@ for _name in ("remainder", "floor_divide", "fmod", "neg", "negative", "abs", "ab
               "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",
               "tril", "triu", "logit", "nan_to_num", "hypot", "maximum", "minimum", "t", "transpose", "squeeze",
               "unsqueeze", "addmm", "addcmul", "addcdiv", "logical_not", "logical_and", "logical_or", "logical_xor",
-              "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
+              "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge",
+              "copysign", "deg2rad", "rad2deg", "sinc", "gcd", "lcm"):
     setattr(Tensor, _name + "_", _method_inplace(_name))
 
 

@@ -102,7 +102,6 @@ def bernoulli(input, p=None, *, generator=None):
     return wrap((u < p).astype(data.dtype))
 
 
-@tensor_method()
 def poisson(input, generator=None):
     """Samples of Poisson distributions whose rates are ``input``, in its dtype."""
     check_tensor(input, "input", "poisson")

@@ -310,6 +310,14 @@ def test_small_elementwise_ops_as_pytorch():
     assert f.dtype == em.float64 and f.tolist() == [4.0, 9.0]
     assert em.float_power(em.tensor([2, 3]), em.tensor([0.5, 2])).tolist() == [1.4142135623730951, 9.0]
     assert em.float_power(2, em.tensor([1, 2])).dtype == em.float64
+    base = em.tensor([2.0, -3.0], dtype=em.float64)
+    assert base.float_power(2).tolist() == [4.0, 9.0] and base.float_power_(2) is base and base.tolist() == [4.0, 9.0]
+    with pytest.raises(RuntimeError, match="the base given to float_power_ has dtype Float but the operation's "
+                                           "result requires dtype Double"):
+        em.tensor([2.0]).float_power_(2)
+    for name in ("copysign_", "deg2rad_", "rad2deg_", "sinc_", "gcd_", "lcm_", "addcmul_", "addcdiv_"):
+        assert hasattr(em.Tensor, name)  # the in-place methods PyTorch's Tensor has
+    assert not hasattr(em.Tensor, "poisson")  # a function only, as in PyTorch
     t = em.tensor([1, -2])
     assert em.positive(t) is t
     with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported."):
