@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 
+from ..core.backends import cudnn
+from ..core.flags import use_deterministic_algorithms
 from .exceptions import MisconfigurationException
 from .strategies import SingleDeviceStrategy, Strategy
 from .strategies.ddp import launched_world_size, select_ddp_strategy
@@ -148,8 +151,6 @@ def set_determinism_flags(deterministic, benchmark) -> None:
     ``True``/``False`` go to ``use_deterministic_algorithms``, ``"warn"`` to it with ``warn_only=True``, ``None``
     leaves it alone; a deterministic run defaults ``backends.cudnn.benchmark`` to False and warns when both are
     asked for."""
-    import warnings
-    import ember as em
     if deterministic:
         if benchmark is None:
             benchmark = False
@@ -157,8 +158,8 @@ def set_determinism_flags(deterministic, benchmark) -> None:
             warnings.warn("You passed `deterministic=True` and `benchmark=True`. Note that PyTorch ignores "
                           "torch.backends.cudnn.deterministic=True when torch.backends.cudnn.benchmark=True.")
     if benchmark is not None:
-        em.backends.cudnn.benchmark = benchmark
+        cudnn.benchmark = benchmark
     if deterministic == "warn":
-        em.use_deterministic_algorithms(True, warn_only=True)
+        use_deterministic_algorithms(True, warn_only=True)
     elif isinstance(deterministic, bool):
-        em.use_deterministic_algorithms(deterministic)
+        use_deterministic_algorithms(deterministic)

@@ -12,6 +12,8 @@ from .. import dtypes as dt
 from ..autograd.graph import Node
 from ._base import (GRAD_ENABLED, Tensor, _edge, apply_inplace, binary_arrays, broadcast_error, check_tensor, record,
                     sum_to, tensor_method, wrap)
+from .clamp_where import where
+from .compare import signbit
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
            "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv",
@@ -612,8 +614,6 @@ def copysign(input, other):
     """``|input|`` with the sign of ``other`` (-0.0 counts as negative); integers give the default float dtype.
     The gradient for ``input`` is ``sign(input) * sign(result)`` (0 where input is 0), none flows to ``other``, as
     in PyTorch."""
-    from .clamp_where import where
-    from .compare import signbit
     check_tensor(input, "input", "copysign")
     result = dt.result_type(input, other)
     if result.category in (dt.BOOL, dt.INT):

@@ -27,6 +27,7 @@ from ._base import GRAD_ENABLED, Tensor, binary_arrays, check_tensor, normalize_
     wrap
 from ._linalg_table import LINALG
 from .arithmetic import _conj, add, mul
+from .clamp_where import where
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "mv", "addmm", "einsum", "tensordot", "kron", "inverse",
            "det", "logdet", "slogdet", "solve", "cholesky", "cholesky_solve", "cholesky_inverse", "pinverse",
@@ -775,7 +776,6 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 def _positive_root(s, root):
     """``root(s)`` where ``s > 0``, else 0, with a zero gradient where ``s == 0`` (PyTorch's subgradient at a
     zero distance; the plain root's gradient is infinite there)."""
-    from .clamp_where import where
     pos = s > 0
     return where(pos, root(where(pos, s, 1)), 0)
 

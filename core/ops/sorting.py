@@ -689,7 +689,7 @@ def _quantile(fn, input, q, dim, keepdim, interpolation, ignore_nan):
     nan = xp.isnan(values._data)
     if ignore_nan:
         ranks = qs[:, None] * ((~nan).sum(-1, keepdims=True) - 1).astype(qs.dtype)
-        ranks = xp.where(ranks < 0, 0, ranks).astype(qs.dtype)
+        ranks = xp.maximum(ranks, 0)  # a slice of NaN only: rank 0, whose value is NaN
     else:
         ranks = xp.where(nan.any(-1, keepdims=True), n - 1, qs[:, None] * (n - 1)).astype(qs.dtype)
     if interpolation in ("lower", "higher", "nearest"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, broadcast_error, record, sum_to, tensor_method, wrap
+from .clamp_where import where
 from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _conj, _shapes, _unary
 
 __all__ = ["sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "hypot",
@@ -220,7 +221,6 @@ def rad2deg(input):
 @tensor_method()
 def sinc(input):
     """The normalized sinc ``sin(pi x) / (pi x)``, 1 at 0 (where its gradient is 0, as PyTorch's)."""
-    from .clamp_where import where
     px = input * _PI
     zero = px == 0
     safe = where(zero, 1, px)
