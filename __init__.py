@@ -16,7 +16,7 @@ from .core import *  # noqa: F401,F403
 from .core import __all__ as _core_all
 from .core._lazy import lazy_attributes as _lazy_attributes
 
-__version__ = "0.1.0"
+from .core.version import __version__
 
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
@@ -33,6 +33,9 @@ _LAZY = {
     "profiler": ("ember.core.profiler", None),
     "profilers": ("ember.trainer.profilers", None),
     "onnx": ("ember.core.onnx", None),
+    "amp": ("ember.core.amp", None),
+    "accelerator": ("ember.core.accelerator", None),
+    "version": ("ember.core.version", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -66,7 +69,7 @@ __getattr__, __dir__ = _lazy_attributes(globals(), _LAZY)
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
              "multiprocessing", "backends", "return_types", "profiler",
-             "onnx")}
+             "onnx", "amp", "accelerator", "version")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data

@@ -10,7 +10,7 @@ from ._formatting import get_printoptions, set_printoptions
 from ._lazy import lazy_attributes as _lazy_attributes
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
-from .device import device
+from .device import device, get_default_device, set_default_device
 from .flags import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,
                     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
                     use_deterministic_algorithms)
@@ -37,10 +37,14 @@ nan, inf, pi, e = _math.nan, _math.inf, _math.pi, _math.e
 newaxis = None
 
 _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization", "cuda", "multiprocessing",
-         "backends", "profiler", "onnx")
+         "backends", "profiler", "onnx", "amp", "accelerator", "version")
 
 
-__getattr__, __dir__ = _lazy_attributes(globals(), {name: f".{name}" for name in _LAZY})
+# torch.autocast and torch.is_autocast_enabled are the amp package's, loaded with it
+__getattr__, __dir__ = _lazy_attributes(globals(), {**{name: f".{name}" for name in _LAZY},
+                                                    "autocast": (".amp.autocast_mode", "autocast"),
+                                                    "is_autocast_enabled": (".amp.autocast_mode",
+                                                                            "is_autocast_enabled")})
 
 
 def is_tensor(obj) -> "bool":
@@ -74,4 +78,5 @@ __all__ = list(_ops_all) + [
     "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads", "finfo", "iinfo",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "compile",
+    "get_default_device", "set_default_device", "autocast", "is_autocast_enabled",
 ]

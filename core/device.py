@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["device", "array_module", "module_for_device", "device_of"]
+__all__ = ["device", "array_module", "module_for_device", "device_of", "get_default_device", "set_default_device"]
 
 
 class device:
@@ -55,6 +55,27 @@ class device:
 
 
 CPU = device("cpu")
+
+
+def get_default_device() -> device:
+    """The device factory functions create tensors on when given none: always the CPU in ember."""
+    return CPU
+
+
+def set_default_device(device_) -> None:
+    """Set the device factory functions use by default (``torch.set_default_device``).
+
+    ember's factories always create on the CPU unless told ``device=``, so the CPU (or None, which restores it) is
+    the only default it takes; a GPU default is refused now rather than ignored, with how to get there instead.
+    """
+    if device_ is None:
+        return
+    dev = device(device_)
+    if dev.type != "cpu":
+        module_for_device(dev)  # no GPU: the error that says how to get one
+        raise NotImplementedError(f"set_default_device({str(device_)!r}): ember's factory functions do not follow "
+                                  "a default device; pass device='cuda' to them, or move the model and batches "
+                                  "with .to('cuda').")
 
 
 def module_for_device(dev) -> object:
