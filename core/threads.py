@@ -66,7 +66,7 @@ class _Batch:
 
     def __init__(self, tasks):
         import itertools
-        self.tasks = tasks
+        self.tasks = list(tasks)  # emptied part by part as they finish (see work)
         self.claim = itertools.count()  # next() on a count is atomic under the GIL
         self.left = len(tasks)
         self.lock = threading.Lock()
@@ -84,6 +84,10 @@ class _Batch:
             except BaseException as exc:  # handed to the caller, which re-raises it
                 if self.error is None:
                     self.error = exc
+            # a finished part lets go of its closure, which holds the caller's arrays, before the caller can go on:
+            # a worker would otherwise keep them referenced until its next region, and backward copies a fresh
+            # gradient that looks shared instead of keeping it (the 800 KB weight gradient of a 784x256 layer)
+            tasks[i] = None
             with self.lock:
                 self.left -= 1
                 if self.left == 0:

@@ -289,3 +289,30 @@ def test_optimizer_groups_of_parameters_update_side_by_side_bit_identically(name
     assert len(one) == len(two) > len(shapes)
     for a, b in zip(one, two):
         assert np.array_equal(a, b)
+
+
+def test_pool_keeps_no_reference_to_the_callers_arrays_after_a_region(restore_threads):
+    """When a parallel region returns, no worker still holds the arrays its parts wrote: a fresh gradient computed in
+    parallel then has no other owner, so backward keeps it as ``.grad`` instead of copying it (PyTorch's
+    AccumulateGrad "steals" it the same way)."""
+    em.set_num_threads(2)
+    out = np.empty(800)
+    baseline = sys.getrefcount(out)
+    for _ in range(20):  # whichever thread runs the last part, every time
+        # the part holds the array itself (a default argument), as the kernels' part functions do
+        threads.parallel_for(800, lambda lo, hi, out=out: out.__setitem__(slice(lo, hi), 1.0), grain=100)
+        assert sys.getrefcount(out) == baseline
+
+
+def test_gradients_computed_on_two_threads_become_grad_without_a_copy(restore_threads, monkeypatch):
+    em.set_num_threads(2)
+    model = em.nn.Sequential(em.nn.Linear(784, 256), em.nn.ReLU(), em.nn.Linear(256, 10))
+    x, y = em.randn(128, 784), em.randint(0, 10, (128,))
+    assert 128 * 784 * 256 >= 2 * threads.GEMM_GRAIN  # the first layer's GEMMs are split across the threads
+    copies = []
+    original = em.Tensor.clone
+    monkeypatch.setattr(em.Tensor, "clone", lambda self, *a, **k: copies.append(self.shape) or original(self, *a, **k))
+    for _ in range(3):
+        model.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+    assert copies == []
