@@ -34,6 +34,8 @@ _LAZY = {
     "profilers": ("ember.trainer.profilers", None),
     "onnx": ("ember.core.onnx", None),
     "amp": ("ember.core.amp", None),
+    "autocast": ("ember.core.amp.autocast_mode", "autocast"),
+    "is_autocast_enabled": ("ember.core.amp.autocast_mode", "is_autocast_enabled"),
     "accelerator": ("ember.core.accelerator", None),
     "version": ("ember.core.version", None),
     "metrics": ("ember.metrics", None),

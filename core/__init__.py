@@ -78,5 +78,5 @@ __all__ = list(_ops_all) + [
     "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads", "finfo", "iinfo",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "compile",
-    "get_default_device", "set_default_device", "autocast", "is_autocast_enabled",
+    "get_default_device", "set_default_device",
 ]
