@@ -42,6 +42,7 @@ def test_no_package_writes_its_own_lazy_loader():
 
 @pytest.mark.parametrize("package,names", [
     ("ember", ["nn", "Trainer", "save", "callbacks", "loggers"]),
+    ("ember", ["amp", "autocast", "accelerator"]),
     ("ember.core", ["nn", "linalg", "fft"]),
     ("ember.utils", ["data", "checkpoint"]),
     ("ember.callbacks", ["EarlyStopping", "ModelCheckpoint", "TQDMProgressBar"]),
