@@ -365,9 +365,11 @@ class Tensor:
         return tensor_repr(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        # PyTorch's rule: a 0-dim tensor formats as its Python value, so f"{loss}" prints 0.25 (not tensor(0.2500))
+        # in training logs; other tensors take object's rule (str for an empty spec, an error for any other)
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
         # Used only by in-process copies (copy.deepcopy) and DataLoader worker queues, never by em.save.

@@ -153,3 +153,16 @@ def test_str_and_format():
     t = em.tensor([1.0, 2.0])
     assert str(t) == repr(t)
     assert f"{em.tensor(2.5):.2f}" == "2.50"
+
+
+def test_format_of_a_0d_tensor_is_its_python_value_as_in_pytorch():
+    """f-strings in training loops: PyTorch 2.13 prints f"{torch.tensor(0.123456)}" as 0.12345600128173828 (the
+    float32 value as a Python float), f"{t:.4f}" as 0.1235, and other tensors as their str, or raises for a spec."""
+    t = em.tensor(0.123456)
+    assert (f"{t}", f"{t:.4f}", "{}".format(t)) == ("0.12345600128173828", "0.1235", "0.12345600128173828")
+    assert (f"{em.tensor(3)}", f"{em.tensor(True)}", f"{em.tensor(1.5, requires_grad=True):.2f}") == \
+        ("3", "True", "1.50")
+    v = em.tensor([1.0, 2.0])
+    assert f"{v}" == str(v) == "tensor([1., 2.])"
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{v:.2f}"
