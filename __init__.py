@@ -38,6 +38,7 @@ _LAZY = {
     "is_autocast_enabled": ("ember.core.amp.autocast_mode", "is_autocast_enabled"),
     "accelerator": ("ember.core.accelerator", None),
     "version": ("ember.core.version", None),
+    "testing": ("ember.core.testing", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -71,7 +72,7 @@ __getattr__, __dir__ = _lazy_attributes(globals(), _LAZY)
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
              "multiprocessing", "backends", "return_types", "profiler",
-             "onnx", "amp", "accelerator", "version")}
+             "onnx", "amp", "accelerator", "version", "testing")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data

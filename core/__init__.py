@@ -1,6 +1,7 @@
 """``ember.core``: the tensor and autograd engine with PyTorch's API. It imports nothing else of ember.
 
-The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``) load on first access.
+The heavy namespaces (``nn``, ``optim``, ``data``, ``distributed``, ``fft``, ``linalg``, ``special``) load on first
+access.
 """
 import math as _math
 
@@ -36,8 +37,8 @@ cfloat, cdouble = complex64, complex128
 nan, inf, pi, e = _math.nan, _math.inf, _math.pi, _math.e
 newaxis = None
 
-_LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "serialization", "cuda", "multiprocessing",
-         "backends", "profiler", "onnx", "amp", "accelerator", "version")
+_LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "special", "serialization", "cuda",
+         "multiprocessing", "backends", "profiler", "onnx", "amp", "accelerator", "version")
 
 
 # torch.autocast and torch.is_autocast_enabled are the amp package's, loaded with it

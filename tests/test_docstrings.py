@@ -10,7 +10,7 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.cuda", "ember.cuda.amp", "ember.multiprocessing", "ember.backends.cuda", "ember.backends.cudnn",
               "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
               "ember.utils.backcompat",
-              "ember.profiler", "ember.profilers"]
+              "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing"]
 
 
 def _public(module):
