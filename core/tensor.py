@@ -275,9 +275,16 @@ class Tensor:
     # -- memory layout (NumPy's real layout, counted in elements as PyTorch counts it) ------------------------
     def stride(self, dim=None):
         """The step in elements between neighbours along each dimension (or along ``dim``), as a tuple of ints."""
-        size = self._data.itemsize
-        strides = tuple(s // size for s in self._data.strides)
-        return strides if dim is None else strides[_normalize_dim(dim, self._data.ndim)]
+        data = self._data
+        if data.size == 0:  # NumPy zeroes an empty array's strides; PyTorch reports the contiguous ones
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.append(step)
+                step *= max(n, 1)  # a zero-length dimension counts as 1, as in PyTorch's contiguous strides
+            strides = tuple(reversed(strides))
+        else:
+            strides = tuple(s // data.itemsize for s in data.strides)
+        return strides if dim is None else strides[_normalize_dim(dim, data.ndim)]
 
     def is_contiguous(self, memory_format=None) -> bool:
         """True if the elements lie in memory in row-major order without gaps (``stride()`` of a fresh tensor)."""

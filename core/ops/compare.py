@@ -229,8 +229,6 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     if a.dtype != b.dtype:
         raise RuntimeError(f"{dt.scalar_type_name(a.dtype)} did not match {dt.scalar_type_name(b.dtype)}")
-    if a.dtype.kind == "c" and equal_nan:
-        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
@@ -240,7 +238,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close = a == b
     except ValueError:
         raise broadcast_error(a.shape, b.shape) from None
-    if equal_nan and a.dtype.kind == "f":
+    if equal_nan and a.dtype.kind in "fc":  # a complex number is NaN when either part is, as in PyTorch
         close |= xp.isnan(a) & xp.isnan(b)
     if rtol == 0 and atol == 0:
         return wrap(close)

@@ -208,6 +208,15 @@ def test_isclose_special_values():
     assert em.isclose(a, b, equal_nan=True).tolist() == [True, True, True, False, False]
 
 
+def test_isclose_complex_nan_equality():
+    # PyTorch 2.13: a complex value is NaN when either part is; equal_nan makes two such values close
+    nan = float("nan")
+    a = em.tensor([complex(nan, 1), 1 + 1j, complex(nan, 0)])
+    b = em.tensor([complex(1, nan), 1 + 1j, 2 + 0j])
+    assert em.isclose(a, b, equal_nan=True).tolist() == [True, True, False]
+    assert em.isclose(a, b).tolist() == [False, True, False]
+
+
 def test_isclose_integers_and_zero_tolerance():
     assert em.isclose(em.tensor([100, 101]), em.tensor([100, 100]), rtol=0.005, atol=0).tolist() == [True, False]
     assert em.isclose(em.tensor([1.0, 1.0 + 1e-7]), em.tensor([1.0, 1.0]), rtol=0, atol=0).tolist() == [True,

@@ -26,6 +26,13 @@ def test_strides_report_numpys_layout_in_elements():
     assert x[:, ::2].stride() == (12, 8, 1)
 
 
+def test_empty_tensors_report_pytorchs_contiguous_strides():
+    # NumPy zeroes the strides of an empty array; PyTorch 2.13 reports these (a zero-length dimension counts as 1)
+    assert (em.empty(0, 3).stride(), em.empty(2, 0, 3).stride(), em.empty(3, 0).stride(), em.empty(0).stride()) == \
+        ((3, 1), (3, 3, 1), (1, 1), (1,))
+    assert em.zeros(0, 3).stride(0) == 3
+
+
 def test_storage_offset_data_ptr_and_untyped_storage():
     x = em.arange(12, dtype=em.float32).reshape(3, 4)
     assert x.storage_offset() == 0
