@@ -9,11 +9,12 @@ from ... import dtypes as _dt
 from ...ops.creation import empty, ones, tensor, zeros
 from .. import init
 from ..functional._norm import batch_norm, group_norm, instance_norm, layer_norm, local_response_norm
+from ..functional._rms_norm import rms_norm
 from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-           "LayerNorm", "GroupNorm", "LocalResponseNorm"]
+           "LayerNorm", "RMSNorm", "GroupNorm", "LocalResponseNorm"]
 
 
 class _NormBase(Module):
@@ -247,6 +248,43 @@ class LayerNorm(Module):
                                f"{', '.join(map(str, self.normalized_shape))}], but got input of size "
                                f"{list(input.shape)}")
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class RMSNorm(Module):
+    r"""Applies Root Mean Square Layer Normalization over the trailing ``normalized_shape`` dimensions.
+
+    .. math:: y = \frac{x}{\sqrt{\mathrm{E}[x^2] + \epsilon}} * \gamma
+
+    Args:
+        normalized_shape (int or tuple): the trailing shape to normalize over.
+        eps (float or None): added to the mean square; None (the default) is ``finfo(input.dtype).eps``.
+        elementwise_affine (bool): learn a per-element :math:`\gamma` (init 1) of shape ``normalized_shape``.
+            Default: ``True``.
+    """
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (int(normalized_shape),)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Reset the weight to 1."""
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

@@ -194,3 +194,55 @@ def test_normalization_layers_gradcheck(make, shape):
     x = em.tensor(rng.standard_normal(shape), requires_grad=True)
     params = tuple(layer.parameters())
     assert gradcheck(lambda a, *p: layer(a), (x,) + params)
+
+
+# ------------------------------------------------------------------------------------------------------ RMSNorm
+_RMS_X = [[0.5, -1.25, 2.0, 0.75], [3.0, 0.1, -0.2, 1e-3], [0.0, 0.0, 0.0, 0.0]]
+_RMS_W = [1.5, -0.5, 2.0, 0.25]
+
+
+def test_rms_norm_values_and_gradients_are_pytorchs():
+    """PyTorch 2.13's float32 values for these inputs (eps=None is finfo(float32).eps; an all-zero row stays 0)."""
+    x, w = em.tensor(_RMS_X, requires_grad=True), em.tensor(_RMS_W, requires_grad=True)
+    y = F.rms_norm(x, (4,), w)
+    assert y.tolist() == [[0.5940884947776794, 0.49507376551628113, 3.1684720516204834, 0.14852212369441986],
+                          [2.991701126098633, -0.03324112296104431, -0.2659289836883545, 0.00016620561655145139],
+                          [0.0, -0.0, 0.0, 0.0]]
+    assert F.rms_norm(em.tensor(_RMS_X), [3, 4], None, 1e-3).tolist() == [
+        [0.44083812832832336, -1.102095365524292, 1.7633525133132935, 0.6612572073936462],
+        [2.645028829574585, 0.08816763013601303, -0.17633526027202606, 0.0008816762710921466],
+        [0.0, 0.0, 0.0, 0.0]]
+    y.pow(2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[-0.2602846622467041, 3.787966012954712, 3.3510184288024902,
+                                                 -2.4492502212524414],
+                                                [-0.014651298522949219, -0.17728394269943237, -0.3084154427051544,
+                                                 -0.0019385854247957468], [0.0, 0.0, 0.0, 0.0]],
+                               rtol=2e-6, atol=1e-6)  # PyTorch differentiates its composite: other rounding
+    np.testing.assert_allclose(w.grad.numpy(), [12.404289245605469, -0.9848120212554932, 10.109932899475098,
+                                                0.1764707863330841], rtol=2e-6)
+
+
+def test_rms_norm_gradcheck_and_second_order():
+    x = em.randn(3, 2, 5, dtype=em.float64, requires_grad=True)
+    w = em.randn(2, 5, dtype=em.float64, requires_grad=True)
+    assert em.autograd.gradcheck(lambda a, b: F.rms_norm(a, (2, 5), b, 1e-3), (x, w))
+    assert em.autograd.gradgradcheck(lambda a, b: F.rms_norm(a, (5,), b[0]), (x, w))
+    assert em.autograd.gradcheck(lambda a: F.rms_norm(a, 5), (x,))
+
+
+def test_rms_norm_module_and_errors_as_pytorch():
+    m = em.nn.RMSNorm(4)
+    assert repr(m) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
+    assert [n for n, _ in m.named_parameters()] == ["weight"] and m.weight.tolist() == [1.0] * 4
+    assert repr(em.nn.RMSNorm([2, 3], eps=1e-5, elementwise_affine=False)) == \
+        "RMSNorm((2, 3), eps=1e-05, elementwise_affine=False)"
+    assert m(em.tensor(_RMS_X)).tolist() == F.rms_norm(em.tensor(_RMS_X), (4,)).tolist()
+    assert F.rms_norm(em.tensor(_RMS_X, dtype=em.float64), (4,)).dtype == em.float64
+    with pytest.raises(RuntimeError, match=r"^Given normalized_shape=\[5\], expected input with shape \[\*5\], but "
+                                           r"got input of size\[3, 4\]$"):
+        F.rms_norm(em.tensor(_RMS_X), (5,))
+    with pytest.raises(RuntimeError, match=r"^Expected weight to be of same shape as normalized_shape, but got "
+                                           r"weight of shape \[3\] and normalized_shape = \[4\]$"):
+        F.rms_norm(em.tensor(_RMS_X), (4,), em.ones(3))
+    with pytest.raises(NotImplementedError, match="^\"rms_norm\" not implemented for 'Long'$"):
+        F.rms_norm(em.arange(4), (4,))
