@@ -2,76 +2,14 @@
 a constant or annealed learning rate (``SWALR``)."""
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from ..core.optim.lr_scheduler import LRScheduler
+from ..core.optim.swa_utils import SWALR, get_swa_avg_fn
 from .callback import Callback
 from .checkpoint import _misconfigured
 
 __all__ = ["StochasticWeightAveraging", "SWALR"]
-
-
-class SWALR(LRScheduler):
-    """PyTorch's ``torch.optim.swa_utils.SWALR``: anneal each group's learning rate to ``swa_lr`` over
-    ``anneal_epochs`` steps (``"cos"`` or ``"linear"``), then keep it constant.
-
-    Args:
-        optimizer: the wrapped optimizer.
-        swa_lr: the target rate, or one per parameter group.
-        anneal_epochs: the number of steps of the annealing (0: jump to ``swa_lr``).
-        anneal_strategy: ``"cos"`` or ``"linear"``.
-        last_epoch: the index of the last epoch (-1 starts fresh).
-    """
-
-    def __init__(self, optimizer, swa_lr: Union[float, List[float]], anneal_epochs: int = 10,
-                 anneal_strategy: str = "cos", last_epoch: int = -1) -> None:
-        groups = optimizer.param_groups
-        swa_lrs = list(swa_lr) if isinstance(swa_lr, (list, tuple)) else [swa_lr] * len(groups)
-        if len(swa_lrs) != len(groups):
-            raise ValueError(f"SWALR: swa_lr must be a float or a list of {len(groups)} floats (one per parameter "
-                             f"group), got {len(swa_lrs)}")
-        for lr, group in zip(swa_lrs, groups):
-            group["swa_lr"] = float(lr)
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must by one of 'cos' or 'linear', instead got {anneal_strategy}")
-        if isinstance(anneal_epochs, bool) or not isinstance(anneal_epochs, int) or anneal_epochs < 0:
-            raise ValueError(f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
-        self.anneal_strategy = anneal_strategy
-        self.anneal_epochs = anneal_epochs
-        super().__init__(optimizer, last_epoch)
-
-    def anneal_func(self, t: float) -> float:
-        """The fraction of the way to ``swa_lr`` after a fraction ``t`` of the annealing."""
-        if self.anneal_strategy == "cos":
-            return (1 - math.cos(math.pi * t)) / 2
-        return t
-
-    @staticmethod
-    def _get_initial_lr(lr: float, swa_lr: float, alpha: float) -> float:
-        if alpha == 1:
-            return swa_lr
-        return (lr - alpha * swa_lr) / (1 - alpha)
-
-    def get_lr(self) -> List[float]:
-        # Recover the rate before annealing began from the current one, then move a fraction alpha(t) of the way
-        # to swa_lr, t going from 0 to 1 over anneal_epochs steps (PyTorch's formula, so other schedulers' changes
-        # to the rate are respected).
-        step = self._step_count - 1
-        if self.anneal_epochs == 0:
-            step = max(1, step)
-        prev_t = max(0.0, min(1.0, (step - 1) / max(1, self.anneal_epochs)))
-        prev_alpha = self.anneal_func(prev_t)
-        prev_lrs = [self._get_initial_lr(g["lr"], g["swa_lr"], prev_alpha) for g in self.optimizer.param_groups]
-        t = max(0.0, min(1.0, step / max(1, self.anneal_epochs)))
-        alpha = self.anneal_func(t)
-        return [g["swa_lr"] * alpha + lr * (1 - alpha) for g, lr in zip(self.optimizer.param_groups, prev_lrs)]
-
-
-def _default_avg_fn(averaged, current, num_averaged):
-    """The running mean: ``averaged + (current - averaged) / (num_averaged + 1)``."""
-    return averaged + (current - averaged) / (num_averaged + 1)
 
 
 class StochasticWeightAveraging(Callback):
@@ -130,7 +68,7 @@ class StochasticWeightAveraging(Callback):
         self._swa_lrs = swa_lrs
         self._annealing_epochs = annealing_epochs
         self._annealing_strategy = annealing_strategy
-        self._avg_fn = avg_fn or _default_avg_fn
+        self._avg_fn = avg_fn or get_swa_avg_fn()
         self._device = device
         self._average: Optional[Dict[str, Any]] = None  # parameter name -> averaged tensor
         self.n_averaged: Optional[int] = None

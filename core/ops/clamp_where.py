@@ -438,6 +438,33 @@ class LerpBackward1(Node):
         return ga, gb, gw
 
 
+def _lerp_arrays(xp, a, b, w, w_is_array):
+    """PyTorch's CPU lerp: ``a + w (b - a)`` for ``|w| < 0.5``, else ``b - (b - a)(1 - w)``, each a fused
+    multiply-add rounded once. For float32/float16 the product and sum are computed in float64 (exact for the
+    product of two float32 numbers) and rounded once to the dtype, which reproduces the fused result; rounding
+    twice instead differs from PyTorch in the last bit for 10-50% of elements (an EMA drifts apart). Other dtypes
+    round twice."""
+    diff = b - a  # PyTorch rounds this difference to the dtype before the fused step
+    if a.dtype.kind == "f" and a.dtype.itemsize <= 4:
+        dtype = a.dtype
+        w = w.astype(dtype) if w_is_array else dtype.type(w)
+        wide = xp.float64
+        a64, b64, d64 = a.astype(wide), b.astype(wide), diff.astype(wide)
+        if w_is_array:
+            small = xp.abs(w) < 0.5
+            out = xp.where(small, a64 + w.astype(wide) * d64, b64 - d64 * (1 - w).astype(wide))
+        elif abs(w) < 0.5:
+            out = a64 + wide(w) * d64
+        else:
+            out = b64 - d64 * wide(dtype.type(1) - w)
+        return out.astype(dtype)
+    if w_is_array:
+        return xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
+    if abs(w) < 0.5:
+        return a + w * diff
+    return b - diff * (1 - w)
+
+
 @tensor_method()
 def lerp(input, end, weight):
     """Linear interpolation ``input + weight * (end - input)``; ``weight`` is a number or a tensor.
@@ -463,13 +490,7 @@ def lerp(input, end, weight):
     else:
         raise TypeError(f"lerp(): argument 'weight' must be Number or Tensor, not {type(weight).__name__}")
     try:
-        diff = b - a
-        if wt:
-            out = xp.where(xp.abs(w) < 0.5, a + w * diff, b - diff * (1 - w))
-        elif abs(w) < 0.5:
-            out = a + w * diff
-        else:
-            out = b - diff * (1 - w)
+        out = _lerp_arrays(xp, a, b, w, wt)
     except ValueError:
         raise broadcast_error(a.shape, b.shape if not wt or a.shape == b.shape else w.shape) from None
     out = wrap(xp.asarray(out, dtype=a.dtype))

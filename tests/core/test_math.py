@@ -510,6 +510,26 @@ def test_lerp_values_and_exact_endpoints():
     assert a.lerp(b, 0.5).tolist() == pytest.approx([0.4, 2.0, 1.0])
 
 
+def test_float32_lerp_rounds_once_as_pytorchs_fused_kernel():
+    """PyTorch's CPU lerp is one fused multiply-add: these float32 results (from PyTorch 2.13) differ in the last bit
+    from rounding the product and the sum separately."""
+    cases = {0.1: [(0.3615950644016266, -2.20350980758667, 0.10508456081151962),
+                   (0.35151007771492004, 1.2945587635040283, 0.44581493735313416),
+                   (0.21465912461280823, -1.3412196636199951, 0.05907124653458595)],
+             0.9: [(-0.13210485875606537, -0.2585725486278534, -0.24592576920986176),
+                   (0.3615950644016266, -2.20350980758667, -1.946999192237854),
+                   (-1.2459110021591187, 0.04905461519956589, -0.08044198155403137)]}
+    for w, rows in cases.items():
+        a, b, expected = (em.tensor(list(col)) for col in zip(*rows))
+        assert em.lerp(a, b, w).tolist() == expected.tolist()
+        a.lerp_(b, w)
+        assert a.tolist() == expected.tolist()
+    weights = em.tensor([0.3, 0.8])
+    assert em.lerp(em.tensor([0.1257302165031433, -0.13210485875606537]),
+                   em.tensor([0.3289696276187897, -0.2585725486278534]), weights).tolist() == \
+        [0.18670204281806946, -0.2332790195941925]
+
+
 def test_lerp_gradients():
     a = f64([0.1, 1.0, -3.0], requires_grad=True)
     b = f64([0.7, 3.0, 5.0], requires_grad=True)
