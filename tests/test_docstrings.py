@@ -10,7 +10,8 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.cuda", "ember.cuda.amp", "ember.multiprocessing", "ember.backends.cuda", "ember.backends.cudnn",
               "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
               "ember.utils.backcompat",
-              "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing"]
+              "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing",
+              "ember.special"]
 
 
 def _public(module):

@@ -4,12 +4,12 @@ Each module lists its public functions in ``__all__``; the union is re-exported 
 """
 from ._out import add_out_argument
 from . import (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log,  # noqa
-               gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting,
-               special, strided, trig)
+               gamma, gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax,
+               sorting, special, strided, trig)
 
 # (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
-_MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gather_scatter, grids,
-            index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
+_MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gamma, gather_scatter,
+            grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
 
 __all__ = []
 for _m in _MODULES:
@@ -33,7 +33,7 @@ sum mean prod max min amax amin aminmax argmax argmin var std logsumexp cumsum c
 floor ceil round trunc fix frac sign sgn
 cat concat concatenate stack hstack vstack row_stack dstack column_stack tril triu
 sort msort topk kthvalue median nanmedian mode histc histogram searchsorted bucketize cummax cummin diff diag
-erf erfc erfinv
+erf erfc erfinv lgamma digamma polygamma mvlgamma i0 sinc
 sin cos tan asin acos atan arcsin arccos arctan atan2 arctan2 hypot sinh cosh tanh asinh acosh atanh arcsinh
 arccosh arctanh
 """.split()
