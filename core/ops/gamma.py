@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math as _math
 import operator
-from fractions import Fraction
 
 import numpy as np
 
@@ -105,19 +104,36 @@ def _poly(xp, z, coeffs):
 
 def _bernoulli(n):
     """The Bernoulli numbers B_0..B_n as exact fractions, from ``sum_{k<=m} C(m+1, k) B_k = 0``."""
+    from fractions import Fraction
     b = [Fraction(1)]
     for m in range(1, n + 1):
         b.append(-sum(_math.comb(m + 1, k) * b[k] for k in range(m)) / (m + 1))
     return b
 
 
-_B = _bernoulli(26)
+def _series_tables():
+    """The series coefficients below, derived: ``(_EM, _LG2, _STIRLING, _PSI, _PSI2)``. They are written out as
+    literals because deriving them (exact Bernoulli numbers, zeta(k) - 1 from the Hurwitz kernel) took 16 ms at
+    ``import ember``; a test checks that the literals are these values."""
+    b = _bernoulli(26)
+    em = tuple(float(b[2 * j] / _math.factorial(2 * j)) for j in range(1, 13))
+    k = np.arange(2, 31, dtype=np.float64)
+    lg2 = (0.0, 1.0 - _EULER) + tuple(float(c) for c in (-1.0) ** k * _hurwitz64(np, k, np.full(k.shape, 2.0)) / k)
+    stirling = tuple(float(b[2 * j] / (2 * j * (2 * j - 1))) for j in range(1, 9))
+    psi = tuple(float(b[2 * j] / (2 * j)) for j in range(1, 8))
+    psi2 = tuple((j + 1) * lg2[j + 1] for j in range(len(lg2) - 1))
+    return em, lg2, stirling, psi, psi2
 
 
 # ---------------------------------------------------------------------------------------------- Hurwitz zeta
 # Euler-Maclaurin: sum_{k>=1} (a+k)^-s = a^-s (a/(s-1) - 1/2 + sum_j B_2j/(2j)! (s)_(2j-1) / a^(2j-1)), used once
 # the first nine terms of the series are summed directly (so a >= 9 and the twelve terms reach ~1e-18).
-_EM = tuple(float(_B[2 * j] / _math.factorial(2 * j)) for j in range(1, 13))
+_EM = (
+    0.08333333333333333, -0.001388888888888889, 3.306878306878307e-05,
+    -8.267195767195768e-07, 2.08767569878681e-08, -5.284190138687493e-10,
+    1.3382536530684679e-11, -3.3896802963225827e-13, 8.586062056277845e-15,
+    -2.174868698558062e-16, 5.5090028283602295e-18, -1.3954464685812522e-19,
+)
 _SHIFT = 9
 
 
@@ -194,11 +210,26 @@ def _hurwitz64(xp, s, q):
 _EULER = 0.57721566490153286061
 # lgamma(2 + z) = (1 - gamma) z + sum_{k>=2} (-1)^k (zeta(k) - 1) z^k / k; on |z| <= 1/2 the terms fall like 4^-k,
 # so 30 reach float64 precision. zeta(k) - 1 = zeta(k, 2) comes from the kernel above.
-_K = np.arange(2, 31, dtype=np.float64)
-_LG2 = (0.0, 1.0 - _EULER) + tuple(float(c) for c in (-1.0) ** _K * _hurwitz64(np, _K, np.full(_K.shape, 2.0)) / _K)
+_LG2 = (
+    0.0, 0.42278433509846713, 0.3224670334241133,
+    -0.06735230105319809, 0.020580808427784553, -0.007385551028673988,
+    0.002890510330741523, -0.001192753911703261, 0.0005096695247430426,
+    -0.0002231547584535793, 9.945751278180857e-05, -4.4926236738133156e-05,
+    2.0507212775670694e-05, -9.439488275268395e-06, 4.3748667899074865e-06,
+    -2.039215753801366e-06, 9.551412130407417e-07, -4.492469198764565e-07,
+    2.1207184805554667e-07, -1.00432248239681e-07, 4.769810169363981e-08,
+    -2.2711094608943164e-08, 1.0838659214896953e-08, -5.183475041970047e-09,
+    2.4836745438024785e-09, -1.1921401405860912e-09, 5.731367241678861e-10,
+    -2.7595228851242334e-10, 1.3304764374244491e-10, -6.422964563838102e-11,
+    3.104424774732227e-11,
+)
 # Stirling: lgamma(x) = (x - 1/2)(log x - 1) - 1/2 + log(2 pi)/2 + sum_k B_2k / (2k (2k-1) x^(2k-1)); from x = 10
 # eight terms leave an error below 2e-18
-_STIRLING = tuple(float(_B[2 * k] / (2 * k * (2 * k - 1))) for k in range(1, 9))
+_STIRLING = (
+    0.08333333333333333, -0.002777777777777778, 0.0007936507936507937,
+    -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176,
+    0.00641025641025641, -0.029550653594771242,
+)
 _STIRLING_CONST = 0.5 * _math.log(2 * _PI) - 0.5
 _LOG_PI = _math.log(_PI)
 
@@ -261,10 +292,25 @@ def _lgamma64(xp, x):
 
 # ------------------------------------------------------------------------------------------------------ digamma
 # psi(x) = log x - 1/(2x) - sum_k B_2k / (2k x^2k); from x = 10 seven terms leave an error below 5e-17.
-_PSI = tuple(float(_B[2 * k] / (2 * k)) for k in range(1, 8))
+_PSI = (
+    0.08333333333333333, -0.008333333333333333, 0.003968253968253968,
+    -0.004166666666666667, 0.007575757575757576, -0.021092796092796094,
+    0.08333333333333333,
+)
 # Below 10: psi(2 + z), the derivative of the lgamma series above, on |z| <= 1/2 and recurrences to it, so the
 # 1/x terms are added to an accurate value instead of summing nine of them into a large cancelling total.
-_PSI2 = tuple((k + 1) * _LG2[k + 1] for k in range(len(_LG2) - 1))
+_PSI2 = (
+    0.42278433509846713, 0.6449340668482266, -0.20205690315959426,
+    0.08232323371113821, -0.03692775514336994, 0.017343061984449137,
+    -0.008349277381922827, 0.0040773561979443405, -0.002008392826082214,
+    0.0009945751278180857, -0.0004941886041194647, 0.0002460865533080483,
+    -0.00012271334757848915, 6.124813505870481e-05, -3.058823630702049e-05,
+    1.5282259408651868e-05, -7.637197637899761e-06, 3.81729326499984e-06,
+    -1.908212716553939e-06, 9.539620338727962e-07, -4.769329867878064e-07,
+    2.3845050272773295e-07, -1.1921992596531106e-07, 5.960818905125948e-08,
+    -2.980350351465228e-08, 1.490155482836504e-08, -7.45071178983543e-09,
+    3.725334024788457e-09, -1.8626597235130496e-09, 9.313274324196682e-10,
+)
 
 
 def _digamma_recurrence(xp, v):
@@ -520,10 +566,11 @@ _I1_SERIES = tuple(1.0 / (_math.factorial(k) * _math.factorial(k + 1)) for k in 
 
 
 def _hankel(nu, terms=25):
-    c, out = Fraction(1), []
+    num, den, out = 1, 1, []
     for j in range(1, terms + 1):
-        out.append(float(c))
-        c *= Fraction((2 * j - 1) ** 2 - 4 * nu * nu, 8 * j)
+        out.append(num / den)  # exact integers divided once: the correctly rounded c_k
+        num *= (2 * j - 1) ** 2 - 4 * nu * nu
+        den *= 8 * j
     return tuple(out)
 
 

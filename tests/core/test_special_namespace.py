@@ -638,3 +638,10 @@ def test_scaled_modified_bessel_k_edge_values_as_pytorch():
     same(k1[:6], [INF, INF, NAN, 0.0, NAN, NAN])
     close(k0[6:], [1.25331413731550042e-150, 6.90891459413872099e+02], rtol=1e-15)  # PyTorch 2.13
     close(k1[6:], [1.25331413731550015e-150, 9.99999999999999904e+299], rtol=1e-15)
+
+
+def test_series_tables_written_out_are_the_derived_values():
+    """gamma.py writes its series coefficients as literals (deriving them cost milliseconds at ``import ember``):
+    they must be exactly the values derived from exact Bernoulli numbers and the Hurwitz zeta kernel."""
+    from ember.core.ops import gamma
+    assert gamma._series_tables() == (gamma._EM, gamma._LG2, gamma._STIRLING, gamma._PSI, gamma._PSI2)
