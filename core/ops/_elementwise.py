@@ -17,6 +17,30 @@ from .. import dtypes as dt
 from ._base import GRAD_ENABLED, Tensor, binary_arrays, record, tensor_method, wrap
 
 
+# NumPy's floating-point warnings ("overflow encountered in exp") off for one kernel call: PyTorch returns inf and
+# nan silently, and a warning turned into an error (``-W error``, pytest's ``filterwarnings = error``) would make
+# ember fail where PyTorch passes. NumPy 2 keeps its error state in a context variable, which sets and resets in
+# ~0.35 us; ``np.errstate`` costs ~3 us a call, which a small tensor's exp notices (NumPy 1.x falls back to it).
+try:
+    from numpy._core.umath import _extobj_contextvar as _FP_STATE, _make_extobj
+
+    _FP_QUIET = _make_extobj(all="ignore")
+except ImportError:  # NumPy 1.x
+    _FP_STATE = None
+
+
+def quiet_call(fn, *args):
+    """``fn(*args)`` with NumPy's floating-point warnings off."""
+    if _FP_STATE is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _FP_STATE.set(_FP_QUIET)
+    try:
+        return fn(*args)
+    finally:
+        _FP_STATE.reset(token)
+
+
 def _type_error(fn, name, value):
     return TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 
@@ -93,8 +117,7 @@ def _unary(name, kernel, node_cls, saves, doc, *, quiet=False, real_only=False, 
         if real_only and data.dtype.kind == "c":
             raise _not_implemented(name, data)
         if quiet:
-            with np.errstate(all="ignore"):
-                out = wrap(kernel(input._xp, data))
+            out = wrap(quiet_call(kernel, input._xp, data))
         else:
             out = wrap(kernel(input._xp, data))
         if GRAD_ENABLED[0] and input._requires_grad:

@@ -104,11 +104,11 @@ class ReciprocalBackward0(Node):
 
 
 exp = _unary("exp", lambda xp, a: xp.exp(a), ExpBackward0, _SAVE_OUTPUT,
-             "Elementwise ``e ** input``.")
+             "Elementwise ``e ** input``.", quiet=True)
 exp2 = _unary("exp2", lambda xp, a: xp.exp2(a), Exp2Backward0, _SAVE_OUTPUT,
-              "Elementwise ``2 ** input``.")
+              "Elementwise ``2 ** input``.", quiet=True)
 expm1 = _unary("expm1", lambda xp, a: xp.expm1(a), Expm1Backward0, _SAVE_OUTPUT,
-               "Elementwise ``exp(input) - 1``, accurate for small ``input``.")
+               "Elementwise ``exp(input) - 1``, accurate for small ``input``.", quiet=True)
 log = _unary("log", lambda xp, a: xp.log(a), LogBackward0, _SAVE_INPUT,
              "Elementwise natural logarithm (nan below 0, -inf at 0).", quiet=True)
 log2 = _unary("log2", lambda xp, a: xp.log2(a), Log2Backward0, _SAVE_INPUT,

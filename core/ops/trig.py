@@ -190,8 +190,10 @@ class AtanhBackward0(Node):
         return (grad / _conj(1 - x * x),)
 
 
-sinh = _unary("sinh", lambda xp, a: xp.sinh(a), SinhBackward0, _SAVE_INPUT, "Elementwise hyperbolic sine.")
-cosh = _unary("cosh", lambda xp, a: xp.cosh(a), CoshBackward0, _SAVE_INPUT, "Elementwise hyperbolic cosine.")
+sinh = _unary("sinh", lambda xp, a: xp.sinh(a), SinhBackward0, _SAVE_INPUT, "Elementwise hyperbolic sine.",
+              quiet=True)
+cosh = _unary("cosh", lambda xp, a: xp.cosh(a), CoshBackward0, _SAVE_INPUT, "Elementwise hyperbolic cosine.",
+              quiet=True)
 tanh = _unary("tanh", lambda xp, a: xp.tanh(a), TanhBackward0, _SAVE_OUTPUT, "Elementwise hyperbolic tangent.")
 asinh = arcsinh = _unary("asinh", lambda xp, a: xp.arcsinh(a), AsinhBackward0, _SAVE_INPUT,
                          "Elementwise inverse hyperbolic sine.", aliases=("arcsinh",))

@@ -701,3 +701,16 @@ def test_binary_type_errors():
         em.frac(em.tensor([1]))
     with pytest.raises(RuntimeError, match="floor is not supported for complex inputs"):
         em.floor(em.tensor([1j]))
+
+
+def test_exponentials_overflow_silently_as_pytorch_and_leave_numpys_error_state_alone():
+    """PyTorch returns inf without a warning, so a suite run with warnings as errors passes on both; NumPy's own
+    error state is untouched outside ember's call."""
+    x = em.tensor([-1000.0, 1000.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert em.exp(x).tolist() == [0.0, math.inf] and em.exp2(x).tolist() == [0.0, math.inf]
+        assert em.expm1(x).tolist() == [-1.0, math.inf]
+        assert em.sinh(x).tolist() == [-math.inf, math.inf] and em.cosh(x).tolist() == [math.inf, math.inf]
+        with pytest.raises(RuntimeWarning, match="overflow encountered in exp"):
+            np.exp(np.array([1000.0]))
