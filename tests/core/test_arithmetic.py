@@ -1,4 +1,7 @@
 """Arithmetic and matrix-product ops: values, broadcasting, promotion, errors and first/second-order gradients."""
+import math
+import warnings
+
 import numpy as np
 import pytest
 
@@ -216,3 +219,17 @@ def test_division_gradient_of_a_tiny_divisor_as_pytorch():
         (gb,) = em.autograd.grad((a / b).sum(), b)
     assert gb.numpy().tolist() == [-0.0, -1.0000000150474662e+30, 1111111296.0, -np.inf]
     assert np.signbit(gb.numpy()[0])
+
+
+def test_division_by_zero_is_silent_as_in_pytorch():
+    """inf and nan without NumPy's RuntimeWarning, so a suite run with warnings as errors passes as on PyTorch; the
+    gradient through the division too."""
+    a, z = em.tensor([1.0, 0.0, -1.0]), em.zeros(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for result in (a / z, em.div(a, z), a / 0.0, em.div(a, z, rounding_mode="floor")):
+            assert [str(v) for v in result.tolist()] == ["inf", "nan", "-inf"]
+        assert em.div(a, z, rounding_mode="trunc").tolist()[0] == math.inf
+        x = em.tensor([1.0], requires_grad=True)
+        (x / em.zeros(1)).sum().backward()
+        assert x.grad.tolist() == [math.inf]
