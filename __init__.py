@@ -40,6 +40,7 @@ _LAZY = {
     "version": ("ember.core.version", None),
     "testing": ("ember.core.testing", None),
     "special": ("ember.core.special", None),
+    "distributions": ("ember.core.distributions", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -73,7 +74,8 @@ __getattr__, __dir__ = _lazy_attributes(globals(), _LAZY)
 _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
              "multiprocessing", "backends", "return_types", "profiler",
-             "onnx", "amp", "accelerator", "version", "testing", "special")}
+             "onnx", "amp", "accelerator", "version", "testing", "special",
+             "distributions")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data

@@ -38,7 +38,8 @@ nan, inf, pi, e = _math.nan, _math.inf, _math.pi, _math.e
 newaxis = None
 
 _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "special", "serialization", "cuda",
-         "multiprocessing", "backends", "profiler", "onnx", "amp", "accelerator", "version", "testing")
+         "multiprocessing", "backends", "profiler", "onnx", "amp", "accelerator", "version", "testing",
+         "distributions")
 
 
 # torch.autocast and torch.is_autocast_enabled are the amp package's, loaded with it

@@ -11,7 +11,7 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
               "ember.utils.backcompat",
               "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing",
-              "ember.special"]
+              "ember.special", "ember.distributions"]
 
 
 def _public(module):
