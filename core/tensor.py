@@ -38,6 +38,20 @@ class Size(tuple):
         res = tuple.__getitem__(self, item)
         return Size(res) if isinstance(item, slice) else res
 
+    # concatenating or repeating a shape gives a shape, from either side, as torch.Size does
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to ember.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self)) if isinstance(other, tuple) else NotImplemented
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
 
 _new = object.__new__
 _ndarray = np.ndarray  # a module global is one lookup on the hot path, np.ndarray two
@@ -335,6 +349,13 @@ class Tensor:
         if isinstance(dtype, str) and dtype.endswith("Tensor"):
             dtype = _LEGACY_DTYPES[dtype.split(".")[-1]]
         return self.to(dtype)
+
+    def type_as(self, tensor):
+        """This tensor cast to ``tensor``'s dtype (itself when that is already its dtype): PyTorch's
+        ``self.type(tensor.type())``."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}")
+        return self.to(tensor.dtype)
 
     def __len__(self):
         if self._data.ndim == 0:

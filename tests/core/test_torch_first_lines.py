@@ -342,3 +342,24 @@ def test_torch_level_names_of_functional_ops_load_nn_on_first_use():
     assert em.cosine_similarity(x1, x2).tolist() == pytest.approx([0.70710677, 1.0])
     assert em.conv2d(em.ones(1, 1, 3, 3), em.ones(1, 1, 2, 2)).tolist() == [[[[4.0, 4.0], [4.0, 4.0]]]]
     assert em.equal(em.dropout(x1, 0.5, False), x1)  # torch.dropout(input, p, train): positional as in torch
+
+
+def test_size_arithmetic_stays_a_size_as_torch_size():
+    """PyTorch 2.13: torch.Size([1]) + (2,) and (2,) + torch.Size([1]) are Sizes, as are Size * 2 and Size + Size
+    (shape arithmetic such as ``batch_shape + event_shape``); a list is refused."""
+    assert em.Size([1]) + (2,) == (1, 2) and isinstance(em.Size([1]) + (2,), em.Size)
+    assert isinstance((2,) + em.Size([1]), em.Size) and (2,) + em.Size([1]) == (2, 1)
+    assert repr(em.Size([1]) + em.Size([2])) == "ember.Size([1, 2])"
+    assert isinstance(em.Size([3]) * 2, em.Size) and isinstance(2 * em.Size([3]), em.Size)
+    with pytest.raises(TypeError, match=r"^can only concatenate tuple \(not list\) to ember\.Size$"):
+        em.Size([1]) + [2]
+
+
+def test_type_as_casts_to_the_other_tensors_dtype():
+    t = em.tensor([1, 2])
+    assert t.type_as(em.tensor([1.5], dtype=em.float64)).dtype == em.float64 and t.type_as(t) is t
+    x = em.tensor([1.0], requires_grad=True)
+    x.type_as(em.zeros(1, dtype=em.float64)).sum().backward()
+    assert x.grad.tolist() == [1.0]
+    with pytest.raises(TypeError, match=r"^type_as\(\): argument 'other' \(position 1\) must be Tensor, not int$"):
+        t.type_as(3)
