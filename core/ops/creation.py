@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..device import module_for_device
 from ..random import _gen
-from ..tensor import Size
+from ..tensor import Size, tensor_method
 from ._base import Tensor, wrap
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "eye", "arange",
@@ -446,18 +446,22 @@ def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=Non
                    requires_grad=requires_grad)
 
 
+def _legacy_build(d, args, device):
+    # Integers (or one ember.Size) are sizes, as in torch.FloatTensor(2, 3); any other single argument is data,
+    # as in torch.FloatTensor([1, 2]). No argument gives an empty 1-D tensor.
+    if not args:
+        return empty(0, dtype=d, device=device)
+    if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
+        xp = _xp_for(device)
+        return wrap(xp.array(_infer_array(args[0], xp, d), copy=True))
+    return empty(*args, dtype=d, device=device)
+
+
 def _legacy(dtype_name):
     d = dt.to_dtype(dtype_name)
 
     def ctor(*args, device=None):
-        # Integers (or one ember.Size) are sizes, as in torch.FloatTensor(2, 3); any other single argument is data,
-        # as in torch.FloatTensor([1, 2]). No argument gives an empty 1-D tensor.
-        if not args:
-            return empty(0, dtype=d, device=device)
-        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, Size)):
-            xp = _xp_for(device)
-            return wrap(xp.array(_infer_array(args[0], xp, d), copy=True))
-        return empty(*args, dtype=d, device=device)
+        return _legacy_build(d, args, device)
 
     ctor.__name__ = ctor.__qualname__ = _NAMES[dtype_name]
     ctor.__doc__ = f"Legacy constructor: ``{ctor.__name__}(*sizes)`` (uninitialised) or ``{ctor.__name__}(data)``."
@@ -473,3 +477,56 @@ IntTensor = _legacy("int32")
 BoolTensor = _legacy("bool")
 ByteTensor = _legacy("uint8")
 HalfTensor = _legacy("float16")
+
+
+# -- Tensor.new_*: factories whose dtype and device default to this tensor's (PyTorch's Tensor methods; model code
+# builds masks and initial states with them, e.g. ``x.new_zeros(batch, hidden)``)
+def _own(self, dtype, device):
+    return (self.dtype if dtype is None else dtype), (self.device if device is None else device)
+
+
+@tensor_method()
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Zeros of ``size`` with this tensor's dtype and device (unless given)."""
+    dtype, device = _own(self, dtype, device)
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Ones of ``size`` with this tensor's dtype and device (unless given)."""
+    dtype, device = _own(self, dtype, device)
+    return ones(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """An uninitialised tensor of ``size`` with this tensor's dtype and device (unless given)."""
+    dtype, device = _own(self, dtype, device)
+    return empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """``fill_value`` in a tensor of ``size`` with this tensor's dtype and device (unless given)."""
+    dtype, device = _own(self, dtype, device)
+    return full(size, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+@tensor_method()
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """A copy of ``data`` with this tensor's dtype and device (unless given)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor("
+                      "sourceTensor).", UserWarning, stacklevel=2)
+    dtype, device = _own(self, dtype, device)
+    xp = _xp_for(device)
+    return _finish(xp.array(_infer_array(data, xp, dt.to_dtype(dtype)), copy=True), requires_grad)
+
+
+@tensor_method()
+def new(self, *args, device=None):
+    """The legacy constructor with this tensor's dtype: ``x.new(2, 3)`` (uninitialised), ``x.new([1, 2])`` (data)
+    or ``x.new()`` (empty)."""
+    return _legacy_build(self.dtype, args, self.device if device is None else device)

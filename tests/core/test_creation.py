@@ -285,3 +285,20 @@ def test_factories_do_not_warn():
         em.tensor([1.0])
         em.arange(3)
         em.linspace(0, 1, 3)
+
+
+def test_tensor_new_factories_default_to_the_tensors_dtype_as_in_pytorch():
+    """PyTorch 2.13's Tensor.new_zeros/new_ones/new_empty/new_full/new_tensor and the legacy Tensor.new."""
+    t = em.tensor([1.0], dtype=em.float64, requires_grad=True)
+    z = t.new_zeros(2, 3)
+    assert (z.dtype, z.requires_grad, z.shape, z.tolist()[0]) == (em.float64, False, (2, 3), [0.0] * 3)
+    assert t.new_zeros((2,)).shape == (2,) and t.new_zeros([]).shape == ()
+    assert t.new_ones(2, dtype=em.int32).tolist() == [1, 1] and t.new_ones(2, dtype=em.int32).dtype == em.int32
+    assert t.new_full((2,), 7).tolist() == [7.0, 7.0] and t.new_full((2,), 7).dtype == em.float64
+    assert t.new_empty(2).shape == (2,) and t.new_zeros(2, requires_grad=True).requires_grad
+    assert t.new_tensor([1, 2]).dtype == em.float64 and t.new_tensor([1, 2], dtype=em.int64).dtype == em.int64
+    with pytest.warns(UserWarning, match=r"rather than tensor\.new_tensor\(sourceTensor\)\.$"):
+        assert t.new_tensor(em.tensor([1, 2])).tolist() == [1.0, 2.0]
+    assert (t.new(2, 3).shape, t.new(2, 3).dtype) == ((2, 3), em.float64)
+    assert t.new([1, 2]).tolist() == [1.0, 2.0] and t.new().shape == (0,)
+    assert t.new(em.Size([2])).shape == (2,) and t.new((3,)).tolist() == [3.0]  # a tuple is data, a Size a shape
