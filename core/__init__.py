@@ -12,6 +12,7 @@ from ._lazy import lazy_attributes as _lazy_attributes
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 from .device import device, get_default_device, set_default_device
+from .layout import layout, strided
 from .flags import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,
                     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
                     use_deterministic_algorithms)
@@ -80,5 +81,5 @@ __all__ = list(_ops_all) + [
     "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads", "finfo", "iinfo",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "compile",
-    "get_default_device", "set_default_device",
+    "get_default_device", "set_default_device", "layout", "strided",
 ]

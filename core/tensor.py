@@ -176,6 +176,40 @@ class Tensor:
         return self._data.dtype.kind == "c"
 
     @property
+    def is_cpu(self) -> bool:
+        """True when the data is in host memory."""
+        return self.device.type == "cpu"
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements this tensor shows (not of its whole storage)."""
+        return self._data.nbytes
+
+    @property
+    def layout(self):
+        """``ember.strided``: every ember tensor is dense."""
+        from .layout import strided
+        return strided
+
+    # kinds of tensor ember does not have, answered as PyTorch answers for a dense CPU tensor
+    is_meta = is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    @property
+    def name(self):
+        """None: ember has no named tensors."""
+        return None
+
+    @property
     def is_leaf(self) -> bool:
         """True for tensors not produced by a recorded op (user-created, or not requiring grad)."""
         return self.grad_fn is None

@@ -5,11 +5,12 @@ Each module lists its public functions in ``__all__``; the union is re-exported 
 from ._out import add_out_argument
 from . import (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log,  # noqa
                gamma, gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax,
-               sorting, special, strided, trig)
+               sorting, special, strided, tensor_only, trig)
 
 # (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
 _MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gamma, gather_scatter,
-            grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided, trig)
+            grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided,
+            tensor_only, trig)
 
 __all__ = []
 for _m in _MODULES:
