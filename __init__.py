@@ -41,6 +41,7 @@ _LAZY = {
     "testing": ("ember.core.testing", None),
     "special": ("ember.core.special", None),
     "distributions": ("ember.core.distributions", None),
+    "func": ("ember.core.func", None),
     "metrics": ("ember.metrics", None),
     "callbacks": ("ember.callbacks", None),
     "loggers": ("ember.trainer.loggers", None),
@@ -75,7 +76,7 @@ _ALIASED = {name: f"{__name__}.core.{name}" for name in
             ("nn", "optim", "data", "autograd", "distributed", "fft", "linalg", "random", "serialization", "cuda",
              "multiprocessing", "backends", "return_types", "profiler",
              "onnx", "amp", "accelerator", "version", "testing", "special",
-             "distributions")}
+             "distributions", "func")}
 _ALIASED["loggers"] = f"{__name__}.trainer.loggers"
 _ALIASED["profilers"] = f"{__name__}.trainer.profilers"
 _ALIASED["utils.data"] = f"{__name__}.core.data"  # torch.utils.data is ember.data

@@ -40,7 +40,7 @@ newaxis = None
 
 _LAZY = ("nn", "optim", "data", "distributed", "fft", "linalg", "special", "serialization", "cuda",
          "multiprocessing", "backends", "profiler", "onnx", "amp", "accelerator", "version", "testing",
-         "distributions")
+         "distributions", "func")
 
 
 # torch.autocast and torch.is_autocast_enabled are the amp package's, loaded with it

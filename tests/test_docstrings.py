@@ -11,7 +11,8 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.backends.mps", "ember.nn.attention", "ember.utils.benchmark", "ember.utils.checkpoint",
               "ember.utils.backcompat",
               "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing",
-              "ember.special", "ember.distributions"]
+              "ember.special", "ember.distributions", "ember.autograd.functional", "ember.func",
+              "ember.nn.utils.stateless"]
 
 
 def _public(module):
