@@ -12,7 +12,7 @@ NAMESPACES = ["ember", "ember.nn", "ember.nn.functional", "ember.nn.init", "embe
               "ember.utils.backcompat",
               "ember.profiler", "ember.profilers", "ember.amp", "ember.accelerator", "ember.testing",
               "ember.special", "ember.distributions", "ember.autograd.functional", "ember.func",
-              "ember.nn.utils.stateless"]
+              "ember.nn.utils.stateless", "ember.nn.utils.parametrize", "ember.nn.utils.parametrizations"]
 
 
 def _public(module):
