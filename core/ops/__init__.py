@@ -5,12 +5,12 @@ Each module lists its public functions in ``__all__``; the union is re-exported 
 from ._out import add_out_argument
 from . import (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log,  # noqa
                gamma, gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax,
-               sorting, special, strided, tensor_only, trig)
+               sorting, special, strided, tensor_only, trig, windows)
 
 # (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
 _MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gamma, gather_scatter,
             grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided,
-            tensor_only, trig)
+            tensor_only, trig, windows)
 
 __all__ = []
 for _m in _MODULES:
@@ -35,6 +35,7 @@ floor ceil round trunc fix frac sign sgn
 cat concat concatenate stack hstack vstack row_stack dstack column_stack tril triu
 sort msort topk kthvalue median nanmedian mode histc histogram searchsorted bucketize cummax cummin diff diag
 erf erfc erfinv lgamma digamma polygamma mvlgamma i0 sinc
+addmv addr baddbmm addbmm inner ger logcumsumexp scatter_reduce index_reduce heaviside ldexp frexp
 sin cos tan asin acos atan arcsin arccos arctan atan2 arctan2 hypot sinh cosh tanh asinh acosh atanh arcsinh
 arccosh arctanh
 """.split()

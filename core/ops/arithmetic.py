@@ -1,9 +1,11 @@
-"""Arithmetic ops: add, sub, mul, div, pow, neg, abs and remainder (the matrix products are in ``products.py``).
+"""Arithmetic ops: add, sub, mul, div, pow, neg, abs and remainder (the matrix products are in ``products.py``), and
+``combinations`` of a vector's elements.
 
 Each forward sits beside its backward node. Node names match PyTorch's (``<MulBackward0>``).
 """
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as _np  # errstate, and the fast path's set of float and complex dtypes
@@ -18,7 +20,7 @@ from .compare import signbit
 
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
            "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "rsub", "addcmul", "addcdiv",
-           "copysign", "float_power", "positive", "gcd", "lcm"]
+           "copysign", "float_power", "positive", "gcd", "lcm", "combinations"]
 
 
 def _other_tensor(other):
@@ -691,3 +693,22 @@ def gcd(input, other):
 def lcm(input, other):
     """The least common multiple of integer tensors, elementwise (non-negative; 0 if either is 0)."""
     return _integer_only("lcm", input, other, input._xp.lcm)
+
+
+# --------------------------------------------------------------------------------------------------- combinations
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of the elements of the 1-D ``input``, as the rows of a ``(count, r)`` tensor in
+    lexicographic order of positions (``itertools.combinations``, or ``combinations_with_replacement``).
+    Differentiable: each row gathers its elements."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"combinations(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return wrap(input._xp.empty((0,), dtype=input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    # the positions are metadata, built on the host, then moved to the input's device
+    rows = _np.fromiter(itertools.chain.from_iterable(pick(range(input._data.shape[0]), r)), dtype=_np.int64)
+    return input[wrap(input._xp.asarray(rows.reshape(-1, r)))]

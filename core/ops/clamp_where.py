@@ -1,5 +1,6 @@
 """Elementwise selection between values: ``clamp`` (``clip``), ``clamp_min``, ``clamp_max``, ``maximum``/``minimum``,
-the NaN-ignoring ``fmax``/``fmin``, ``where``, ``lerp``, ``relu`` and ``nan_to_num``.
+the NaN-ignoring ``fmax``/``fmin``, ``where``, ``lerp``, ``relu``, ``nan_to_num`` and the step function
+``heaviside``.
 
 Every op is a function (``ember.clamp``) and a Tensor method (``t.clamp()``), each forward beside its backward node.
 Operands are promoted like a binary op (PyTorch's rules) and broadcast. The gradient flows to whichever operand
@@ -12,13 +13,14 @@ import numbers
 
 from .. import dtypes as dt, threads
 from ..autograd.graph import Node
-from ._base import GRAD_ENABLED, Tensor, binary_arrays, broadcast_error, record, sum_to, tensor_method, wrap
+from ._base import GRAD_ENABLED, Tensor, apply_inplace, binary_arrays, broadcast_error, record, sum_to, tensor_method, \
+    wrap
 from ._bounds import clamped
 from ._select import select
 from ._elementwise import _conj, _not_implemented, _type_error
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "relu",
-           "nan_to_num"]
+           "nan_to_num", "heaviside"]
 
 
 # ---------------------------------------------------------------------------------------------------------- clamp
@@ -565,3 +567,45 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         node.save(input)
         record(node, out, input)
     return out
+
+
+# ------------------------------------------------------------------------------------------------------- heaviside
+class HeavisideBackward0(Node):
+    """PyTorch defines no derivative for heaviside (its node is ``NotImplemented``): backward raises."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+@tensor_method()
+def heaviside(input, values):
+    """The Heaviside step function: 0 where ``input < 0``, ``values`` where ``input == 0``, 1 where ``input > 0``
+    (NaN input gives 0). ``values`` broadcasts against ``input`` and must have its dtype."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"heaviside(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    a, v = input._data, values._data
+    if a.dtype.kind == "c" or v.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if a.dtype != v.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    xp = input._xp
+    try:
+        res = xp.where(a == 0, v, a > 0).astype(a.dtype, copy=False)
+    except ValueError:
+        raise broadcast_error(a.shape, v.shape) from None
+    out = wrap(res)
+    if GRAD_ENABLED[0] and (input._requires_grad or values._requires_grad):
+        record(HeavisideBackward0(), out, input, values)
+    return out
+
+
+def _heaviside_(self, values):
+    return apply_inplace(self, heaviside, values)
+
+
+_heaviside_.__name__ = "heaviside_"
+_heaviside_.__doc__ = "In-place version of :meth:`heaviside`."
+Tensor.heaviside_ = _heaviside_

@@ -1,6 +1,7 @@
 """Exponentials, logarithms and powers, elementwise: ``exp``/``exp2``/``expm1``, ``log``/``log2``/``log10``/
-``log1p``, ``sqrt``, ``rsqrt``, ``square``, ``reciprocal``, the logistic pair ``sigmoid``/``logit``, and the binary
-``xlogy``, ``logaddexp`` and ``logaddexp2``.
+``log1p``, ``sqrt``, ``rsqrt``, ``square``, ``reciprocal``, the logistic pair ``sigmoid``/``logit``, the binary
+``xlogy``, ``logaddexp`` and ``logaddexp2``, the binary-exponent pair ``ldexp``/``frexp`` and the Vandermonde matrix
+``vander`` (powers as running products).
 
 Every op is a function (``ember.exp``) and a Tensor method (``t.exp()``), each forward beside its backward node.
 ``exp``, ``sqrt``, ``sigmoid`` and friends use their saved output in backward. Backward rules are written with ember
@@ -12,15 +13,15 @@ import math as _math
 
 import numpy as np
 
-from .. import dtypes as dt
+from .. import dtypes as dt, return_types as _rt
 from ..autograd.graph import Node
-from ._base import GRAD_ENABLED, Tensor, broadcast_error, record, sum_to, tensor_method, wrap
+from ._base import GRAD_ENABLED, Tensor, apply_inplace, broadcast_error, record, sum_to, tensor_method, wrap
 from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _conj, _floating_data, _not_implemented, \
     _shapes, _type_error, _unary
 from .clamp_where import where
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal",
-           "sigmoid", "logit", "xlogy", "logaddexp", "logaddexp2"]
+           "sigmoid", "logit", "xlogy", "logaddexp", "logaddexp2", "ldexp", "frexp", "vander"]
 
 _LN2 = _math.log(2.0)
 _LN10 = _math.log(10.0)
@@ -311,3 +312,121 @@ def logaddexp2(input, other):
     """Elementwise ``log2(2**input + 2**other)``, computed without overflow."""
     return _logaddexp_like(input, other, "logaddexp2", lambda xp, a, b: _logaddexp_kernel(xp, a, b, base2=True),
                            Logaddexp2Backward0)
+
+
+# ------------------------------------------------------------------------------------------------- ldexp, frexp
+class LdexpBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        x, e = self.saved_tensors
+        shape_x, shape_e = self.shape_x, self.shape_e
+        scale = exp2(e.to(grad.dtype) if e._data.dtype.kind in "biu" else e)
+        gx = sum_to(grad * _conj(scale), shape_x) if self.next_functions[0] is not None else None
+        ge = None
+        if self.next_functions[1] is not None:
+            ge = grad * _conj(x * scale) * _LN2
+            ge = sum_to(ge.real if ge._data.dtype.kind == "c" and e._data.dtype.kind != "c" else ge, shape_e)
+        return gx, ge
+
+
+@tensor_method()
+def ldexp(input, other):
+    """``input * 2 ** other``, elementwise (broadcast). Integer exponents scale exactly (no rounding of the power,
+    so ``ldexp(1e-30, 130)`` stays finite in float32); integer inputs compute in the default float dtype."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"ldexp(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(other, Tensor):
+        raise TypeError(f"ldexp(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    rt = dt.result_type(input, other)
+    if rt.category < dt.FLOAT:
+        rt = dt.get_default_dtype()
+    xp = input._xp
+    a, e = input._data.astype(rt.np, copy=False), other._data
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            if e.dtype.kind in "biu":  # scale the binary exponent itself
+                e = e.astype(np.int64, copy=False)
+                if rt.np.kind == "c":
+                    res = a * xp.ldexp(xp.ones(e.shape, dtype=rt.to_real().np), e)
+                else:
+                    res = xp.ldexp(a, e)
+            else:
+                res = a * xp.exp2(e.astype(rt.np, copy=False))
+    except ValueError:
+        raise broadcast_error(input._data.shape, other._data.shape) from None
+    out = wrap(xp.asarray(res, dtype=rt.np))
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = LdexpBackward0()
+        node.save(input, other)
+        node.shape_x, node.shape_e = input._data.shape, other._data.shape
+        record(node, out, input, other)
+    return out
+
+
+def _ldexp_(self, other):
+    if self._data.dtype.kind not in "fc":  # the result is floating: it cannot go back into an integer tensor
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.scalar_name}")
+    return apply_inplace(self, ldexp, other)
+
+
+_ldexp_.__name__ = "ldexp_"
+_ldexp_.__doc__ = "In-place version of :meth:`ldexp`."
+Tensor.ldexp_ = _ldexp_
+
+_Frexp = _rt.return_type("frexp", ("mantissa", "exponent"))
+
+
+class FrexpBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        # mantissa = input / 2**exponent, with the exponent piecewise constant
+        return (grad * self.inv_scale,)
+
+
+@tensor_method()
+def frexp(input):
+    """Split a floating tensor into mantissas in ``[0.5, 1)`` (in magnitude) and integer exponents with
+    ``input = mantissa * 2 ** exponent``: the named tuple ``(mantissa, exponent)``, exponents as int32. Zero, inf
+    and NaN keep their value as mantissa with exponent 0."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"frexp(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = input._xp
+    m, e = xp.frexp(data)
+    mantissa, exponent = wrap(xp.asarray(m)), wrap(xp.asarray(e, dtype=np.int32))
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = FrexpBackward0()
+        node.inv_scale = wrap(xp.ldexp(xp.ones(data.shape, dtype=data.dtype), -e))
+        record(node, mantissa, input)
+    return _Frexp(mantissa, exponent)
+
+
+# ---------------------------------------------------------------------------------------------------------- vander
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D ``x``: column ``j`` holds ``x ** (N - 1 - j)`` (``x ** j`` with
+    ``increasing``); ``N`` defaults to ``len(x)``. Integer and bool input give int64. Differentiable."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"vander(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
+    if x._data.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x._data.shape[0]
+    if N is None:
+        N = n
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)):
+        raise TypeError(f"vander(): argument 'N' must be int, not {type(N).__name__}")
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x._data.dtype.kind in "biu":
+        x = x.to(dt.int64)
+    xp = x._xp
+    if N <= 1:
+        return wrap(xp.ones((n, int(N)), dtype=x._data.dtype))
+    # the powers 1, x, x**2, ... as running products of rows [1, x, x, ...]: exact for integers, and
+    # differentiable through zeros (the Tensor methods keep this module free of an import of reduce)
+    first = wrap(xp.arange(int(N)) == 0)
+    powers = where(first, 1, x.unsqueeze(1).expand(n, int(N))).cumprod(1)
+    return powers if increasing else powers.flip(1)

@@ -1,4 +1,5 @@
-"""In-place ops (``add_``, ``mul_``, ``zero_``, ``copy_``, ``normal_``, ...) and the augmented operators (``+=``).
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ``copy_``, the random fills ``normal_``, ``uniform_``,
+``exponential_``, ``geometric_``, ``cauchy_``, ``log_normal_``, ...) and the augmented operators (``+=``).
 
 When autograd is not involved (grad mode off, or nothing requires grad) the update is written straight into the
 tensor's array with a NumPy ``out=`` ufunc: no temporary, so optimizers and initialisers are cheap. Otherwise the
@@ -198,18 +199,64 @@ Tensor.copy_ = copy_
 
 
 # --------------------------------------------------------------------------------------------------------- random
-def _random_fill(self, draw, name, complex_ok=False):
+class _DrawBackward(Node):
+    """A random fill replaces the values: the old value gets a zero gradient. Each distribution's node has its
+    name in PyTorch (``<NormalBackward0>``)."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        return grad * 0, None
+
+
+class NormalBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+class UniformBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+class ExponentialBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+class GeometricBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+class CauchyBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+class LogNormalBackward0(_DrawBackward):
+    __slots__ = ()
+
+
+# PyTorch's C++ dtype names, as its "continuous distribution" errors print them
+_CPP_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
+def _random_fill(self, draw, name, node_cls, complex_ok=False, kinds="f"):
     _check_leaf(self)
     kind = self._data.dtype.kind
-    if kind != "f" and not (complex_ok and kind == "c"):
+    if kind not in kinds and not (complex_ok and kind == "c"):
         raise RuntimeError(f"{name} expects a floating point tensor, got {self.dtype}")
     # the draw comes from the ember generator on the host and moves to the tensor's device
     if kind == "c":  # fill the real and imaginary parts as one real tensor of twice the size (PyTorch's view_as_real)
-        self._data[...] = self._xp.asarray(draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0])
+        data = self._xp.asarray(draw(self._data.shape + (2,)).view(self._data.dtype)[..., 0])
     else:
-        self._data[...] = self._xp.asarray(draw(self._data.shape))
-    self._bump_version()
-    return self
+        data = self._xp.asarray(draw(self._data.shape))
+    return _overwrite(self, data, node_cls())
+
+
+def _continuous_only(self, distribution, scalar_names=False):
+    """PyTorch's error for a continuous distribution drawn into an integer, bool or complex tensor."""
+    if self._data.dtype.kind != "f":
+        name = self.dtype.scalar_name if scalar_names else _CPP_NAMES.get(self.dtype.name, self.dtype.name)
+        raise RuntimeError(f"{distribution} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {name}")
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -219,7 +266,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     g = _gen(generator)
     if self._data.dtype.kind == "c":  # each part gets std/sqrt(2), so the complex samples have variance std**2
         std = std / math.sqrt(2.0)
-    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_", complex_ok=True)
+    return _random_fill(self, lambda s: g.normal(mean, std, s), "normal_", NormalBackward0, complex_ok=True)
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
@@ -227,7 +274,7 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
     g = _gen(generator)
-    return _random_fill(self, lambda s: g.uniform(a, b, s), "uniform_")
+    return _random_fill(self, lambda s: g.uniform(a, b, s), "uniform_", UniformBackward0)
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -240,9 +287,45 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill with samples from the exponential distribution with rate ``lambd``."""
+    """Fill with samples from the exponential distribution with rate ``lambd`` (density ``lambd * exp(-lambd x)``
+    on ``x >= 0``); ``lambd=inf`` gives zeros."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    _continuous_only(self, "Exponential", scalar_names=True)
     g = _gen(generator)
-    return _random_fill(self, lambda s: g.exponential(1.0 / lambd, s), "exponential_")
+    return _random_fill(self, lambda s: g.exponential(1.0 / lambd, s), "exponential_", ExponentialBackward0)
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with samples from the geometric distribution with success probability ``p``: the number of Bernoulli
+    trials up to and including the first success (1, 2, ...). Integer tensors are filled too."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self._data.dtype.kind == "b":
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    g = _gen(generator)
+    # the counts are whole numbers: they fit integer tensors as they are
+    return _random_fill(self, lambda s: g.geometric(p, s), "geometric_", GeometricBackward0, kinds="fiu")
+
+
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Fill with samples from the Cauchy distribution ``1 / (pi sigma (1 + ((x - median) / sigma) ** 2))``."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    _continuous_only(self, "Cauchy")
+    g = _gen(generator)
+    return _random_fill(self, lambda s: median + sigma * g.standard_cauchy(s), "cauchy_", CauchyBackward0)
+
+
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Fill with samples of ``exp(X)`` for ``X`` drawn from N(mean, std**2): ``mean`` and ``std`` are those of the
+    underlying normal distribution."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    if self._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{self.dtype.scalar_name}'")
+    g = _gen(generator)
+    return _random_fill(self, lambda s: g.lognormal(mean, std, s), "log_normal_", LogNormalBackward0)
 
 
 def random_(self, from_=0, to=None, *, generator=None):
@@ -260,6 +343,9 @@ Tensor.normal_ = normal_
 Tensor.uniform_ = uniform_
 Tensor.bernoulli_ = bernoulli_
 Tensor.exponential_ = exponential_
+Tensor.geometric_ = geometric_
+Tensor.cauchy_ = cauchy_
+Tensor.log_normal_ = log_normal_
 Tensor.random_ = random_
 
 

@@ -1,4 +1,5 @@
-"""Shape ops: reshape/view, squeeze/unsqueeze, transpose/permute, expand, flatten, cat/stack/split and friends.
+"""Shape ops: reshape/view, squeeze/unsqueeze, transpose/permute, expand, flatten, cat/stack/split and friends
+(``tensor_split`` and its ``hsplit``/``vsplit``/``dsplit``), ``rot90``, ``block_diag`` and ``diagflat``.
 
 Ops that return views of the input share its version counter, so an in-place change through a view is seen by
 nodes that saved the base.
@@ -15,8 +16,9 @@ __all__ = ["reshape", "view", "unsqueeze", "squeeze", "transpose", "swapaxes", "
            "expand", "expand_as", "flatten", "contiguous", "ravel", "unflatten", "broadcast_to",
            "broadcast_shapes", "broadcast_tensors", "tile", "cat", "concat", "concatenate", "stack",
            "hstack", "vstack", "row_stack", "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d",
-           "split", "split_with_sizes", "tensor_split", "chunk", "unbind", "flip", "fliplr", "flipud", "roll",
-           "narrow", "tril", "triu", "movedim", "moveaxis"]
+           "split", "split_with_sizes", "tensor_split", "hsplit", "vsplit", "dsplit", "chunk", "unbind", "flip",
+           "fliplr", "flipud", "roll", "rot90", "narrow", "tril", "triu", "block_diag", "diagflat", "movedim",
+           "moveaxis"]
 
 
 def _as_view(out: Tensor, input: Tensor, replay=None) -> Tensor:
@@ -272,8 +274,9 @@ def expand(input, *sizes):
                            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({data.ndim})")
     lead = len(sizes) - data.ndim
-    target = []
-    for i, s in enumerate(sizes):
+    target = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as PyTorch checks (its error names the last clash)
+        s = sizes[i]
         cur = data.shape[i - lead] if i >= lead else None
         if s == -1:
             if cur is None:
@@ -284,7 +287,7 @@ def expand(input, *sizes):
             raise RuntimeError(f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
                                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                                f"{list(data.shape)}")
-        target.append(s)
+        target[i] = s
     target = tuple(target)
     if target == data.shape:
         out = wrap(data)
@@ -714,8 +717,21 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 @tensor_method()
 def tensor_split(input, indices_or_sections, dim=0):
-    """Split into ``n`` nearly equal pieces (an int) or at the given indices (a list), along ``dim``."""
+    """Split into ``n`` nearly equal pieces (an int) or at the given indices (a list, or a 1-D int64 tensor), along
+    ``dim``. Piece ``k`` is ``input[indices[k-1]:indices[k]]`` along ``dim`` (indices clamped into range), so a
+    decreasing index gives an empty piece and the next piece starts over from the smaller index."""
     data = input._data
+    if data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    if isinstance(indices_or_sections, Tensor):
+        idx = indices_or_sections
+        if idx._data.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{idx.dtype.scalar_name}")
+        if idx._data.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {idx._data.ndim} dims")
+        indices_or_sections = int(idx.item()) if idx._data.ndim == 0 else idx.tolist()
     d = normalize_dim(dim, data.ndim)
     n = data.shape[d]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -723,16 +739,60 @@ def tensor_split(input, indices_or_sections, dim=0):
         if k <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {k}")
         base, extra = divmod(n, k)
-        sizes = [base + 1] * extra + [base] * (k - extra)
+        return _split_sizes(input, [base + 1] * extra + [base] * (k - extra), d, SplitWithSizesBackward0)
+    bounds = [min(max(int(i) + (n if int(i) < 0 else 0), 0), n) for i in indices_or_sections]
+    starts, stops = [0] + bounds, bounds + [n]
+    if all(a <= b for a, b in zip(starts, stops)):
+        return _split_sizes(input, [b - a for a, b in zip(starts, stops)], d, SplitWithSizesBackward0)
+    # the pieces of a decreasing index are independent slices (they may overlap), each its own view
+    lead = (slice(None),) * d
+    return tuple(input[lead + (slice(a, b),)] for a, b in zip(starts, stops))
+
+
+def _split_by_direction(fn, input, args, sections, indices, min_dims, dim):
+    """``hsplit``/``vsplit``/``dsplit``: ``tensor_split`` along ``dim``, where an int must divide the size evenly."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if sections is not None:
+        arg = sections
+    elif indices is not None:
+        arg = list(indices)
+    elif len(args) == 1:
+        arg = args[0]
     else:
-        bounds = [min(max(int(i) + (n if int(i) < 0 else 0), 0), n) for i in indices_or_sections]
-        sizes, prev = [], 0
-        for b in bounds:
-            b = max(b, prev)
-            sizes.append(b - prev)
-            prev = b
-        sizes.append(n - prev)
-    return _split_sizes(input, sizes, d, SplitWithSizesBackward0)
+        arg = list(args)
+    nd = input._data.ndim
+    if nd < min_dims:
+        raise RuntimeError(f"torch.{fn} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+                           f"{nd} dimensions!")
+    if isinstance(arg, (int, np.integer)):
+        size = input._data.shape[dim]
+        if arg == 0 or size % arg:
+            raise RuntimeError(f"torch.{fn} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {arg}!")
+    return tensor_split(input, arg, dim)
+
+
+@tensor_method()
+def hsplit(input, *indices_or_sections, sections=None, indices=None):
+    """Split horizontally: :func:`tensor_split` along dim 1 (dim 0 for a 1-D input). An int number of sections must
+    divide that dimension evenly; a list gives the split indices."""
+    nd = input._data.ndim if isinstance(input, Tensor) else 0
+    return _split_by_direction("hsplit", input, indices_or_sections, sections, indices, 1, 1 if nd > 1 else 0)
+
+
+@tensor_method()
+def vsplit(input, *indices_or_sections, sections=None, indices=None):
+    """Split vertically: :func:`tensor_split` along dim 0 of an input with at least 2 dims. An int number of
+    sections must divide that dimension evenly; a list gives the split indices."""
+    return _split_by_direction("vsplit", input, indices_or_sections, sections, indices, 2, 0)
+
+
+@tensor_method()
+def dsplit(input, *indices_or_sections, sections=None, indices=None):
+    """Split depthwise: :func:`tensor_split` along dim 2 of an input with at least 3 dims. An int number of
+    sections must divide that dimension evenly; a list gives the split indices."""
+    return _split_by_direction("dsplit", input, indices_or_sections, sections, indices, 3, 2)
 
 
 @tensor_method()
@@ -853,6 +913,37 @@ def roll(input, shifts, dims=None):
     return out
 
 
+class Rot90Backward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        return (rot90(grad, -self.k, self.dims),)
+
+
+@tensor_method()
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``dims``, from the first dim towards the second (a negative
+    ``k`` turns the other way). Returns a copy, as PyTorch does."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"rot90(): argument 'k' must be int, not {type(k).__name__}")
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    data = input._data
+    if data.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {data.ndim}")
+    d0, d1 = normalize_dim(dims[0], data.ndim), normalize_dim(dims[1], data.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k = int(k) % 4
+    out = wrap(input._xp.rot90(data, k, axes=(d0, d1)).copy())
+    if GRAD_ENABLED[0] and input._requires_grad:
+        node = Rot90Backward0()
+        node.k, node.dims = k, (d0, d1)
+        record(node, out, input)
+    return out
+
+
 @tensor_method()
 def narrow(input, dim, start, length):
     """The view of ``length`` elements of dimension ``dim`` beginning at ``start`` (which may be negative)."""
@@ -914,6 +1005,62 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (elements on and above the ``diagonal``-th diagonal); zeros elsewhere."""
     return _triangle(input, diagonal, False)
+
+
+# ------------------------------------------------------------------------------------------- block_diag, diagflat
+class BlockDiagBackward0(Node):
+    __slots__ = ()
+
+    def apply(self, grad):
+        grads = []
+        for (r, c, rows, cols, shape, dtype), edge in zip(self.blocks, self.next_functions):
+            if edge is None:
+                grads.append(None)
+                continue
+            g = grad[r:r + rows, c:c + cols].reshape(shape)
+            if g._data.dtype != dtype.np:  # the block was promoted into the result's dtype
+                g = (g.real if g._data.dtype.kind == "c" and dtype.np.kind != "c" else g).to(dtype)
+            grads.append(g)
+        return tuple(grads)
+
+
+def block_diag(*tensors):
+    """The tensors (each 0-, 1- or 2-D, seen as a matrix with one row when fewer) placed in order along the diagonal
+    of a zero matrix; the dtype is the promotion of theirs."""
+    from .. import dtypes as dt
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._data.ndim} dimensions")
+    if not tensors:
+        return wrap(np.zeros((1, 0), dtype=dt.get_default_dtype().np))
+    rt = tensors[0].dtype
+    for t in tensors[1:]:
+        rt = dt.promote_types(rt, t.dtype)
+    mats = [t._data.reshape((1, -1) if t._data.ndim < 2 else t._data.shape) for t in tensors]
+    xp = tensors[0]._xp
+    out_data = xp.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dtype=rt.np)
+    blocks, r, c = [], 0, 0
+    for t, m in zip(tensors, mats):
+        out_data[r:r + m.shape[0], c:c + m.shape[1]] = m
+        blocks.append((r, c, m.shape[0], m.shape[1], t._data.shape, t.dtype))
+        r, c = r + m.shape[0], c + m.shape[1]
+    out = wrap(out_data)
+    if GRAD_ENABLED[0] and any(t._requires_grad for t in tensors):
+        node = BlockDiagBackward0()
+        node.blocks = tuple(blocks)
+        record(node, out, *tensors)
+    return out
+
+
+@tensor_method()
+def diagflat(input, offset=0):
+    """A 2-D tensor with the flattened ``input`` on its ``offset``-th diagonal (above the main one for
+    ``offset > 0``, below for ``offset < 0``) and zeros elsewhere."""
+    from .diagonals import diag_embed
+    return diag_embed(reshape(input, -1), offset, 0, 1)
 
 
 # ------------------------------------------------------------------------------------------------------- movedim
