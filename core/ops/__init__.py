@@ -4,13 +4,13 @@ Each module lists its public functions in ``__all__``; the union is re-exported 
 """
 from ._out import add_out_argument
 from . import (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log,  # noqa
-               gamma, gather_scatter, grids, index, inplace, products, reduce, rounding, sampling, shape, softmax,
-               sorting, special, strided, tensor_only, trig, windows)
+               gamma, gather_scatter, grids, index, inplace, products, reduce, reducing_writes, rounding, sampling,
+               scaled_products, shape, softmax, sorting, special, statistics, strided, tensor_only, trig, windows)
 
 # (``math`` is not listed: it only re-exports the elementwise families clamp_where, exp_log, rounding, special, trig)
 _MODULES = (arithmetic, clamp_where, compare, complex, conversion, creation, diagonals, exp_log, gamma, gather_scatter,
-            grids, index, inplace, products, reduce, rounding, sampling, shape, softmax, sorting, special, strided,
-            tensor_only, trig, windows)
+            grids, index, inplace, products, reduce, reducing_writes, rounding, sampling, scaled_products, shape,
+            softmax, sorting, special, statistics, strided, tensor_only, trig, windows)
 
 __all__ = []
 for _m in _MODULES:

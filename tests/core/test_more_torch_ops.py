@@ -602,8 +602,8 @@ def test_index_reduce_errors_warning_and_in_place():
 
 
 def test_index_reduce_warns_once_that_it_is_beta(monkeypatch):
-    from ember.core.ops import gather_scatter
-    monkeypatch.setattr(gather_scatter, "_warned_index_reduce", [False])
+    from ember.core.ops import reducing_writes
+    monkeypatch.setattr(reducing_writes, "_warned_index_reduce", [False])
     with pytest.warns(UserWarning, match="^index_reduce\\(\\) is in beta and the API may change at any time.$"):
         em.index_reduce(em.ones(2), 0, em.tensor([0]), em.ones(1), "prod")
     with warnings.catch_warnings():
