@@ -22,9 +22,10 @@ from .autograd.graph import Node
 from .ops import (digamma, erf, erfc, erfinv, exp2, expm1, i0, lgamma, log1p, log_softmax, logit, logsumexp,
                   mvlgamma, polygamma, sigmoid, sinc, softmax, where, xlogy)
 from .ops import round as _round
-from .ops._base import GRAD_ENABLED, Tensor, broadcast_error, record, sum_to, wrap
-from .ops._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _floating_data, _type_error
+from .ops._base import Tensor, sum_to, wrap
+from .ops._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _floating_data, _type_error
 from .ops._out import add_out_argument
+from .ops.exp_log import x_times_log
 from .ops.gamma import (_I0_SERIES, _I1_SERIES, _SAVE_BOTH, _fill, _poly, i0e, i1, i1e, real_unary, unsupported,
                         zeta)
 from .ops.special import (_AS_DEN, _AS_NUM, _ERF_SMALL, _ERFC_C, _ERFC_D, _ERFC_P, _ERFC_Q, _ONE_OVER_SQRT_PI,
@@ -223,23 +224,7 @@ def xlog1py(input, other):
         raise TypeError(f"xlog1py() received an invalid combination of arguments - got ({type(input).__name__}, "
                         f"{type(other).__name__}), but expected one of (Tensor input, Tensor other), (Number self, "
                         "Tensor other), (Tensor input, Number other)")
-    a, b, it, ot = _binary_floating(input, other, "xlog1py", scalars=True)
-    xp = (it if it is not None else ot)._xp
-    try:
-        with np.errstate(all="ignore"):
-            prod = a * xp.log1p(b)
-            out = wrap(xp.where((a == 0) & ~xp.isnan(b), 0, prod).astype(prod.dtype, copy=False))
-    except ValueError:
-        raise broadcast_error(a.shape, b.shape) from None
-    if GRAD_ENABLED[0] and ((it is not None and it._requires_grad) or (ot is not None and ot._requires_grad)):
-        # a number operand is saved as a zero-dim tensor, so one rule serves all three overloads
-        tx = it if it is not None else wrap(a)
-        ty = ot if ot is not None else wrap(b)
-        node = SpecialXlog1PyBackward0()
-        node.save(tx, ty)
-        node.shape_x, node.shape_y = tx._data.shape, ty._data.shape
-        record(node, out, it, ot)
-    return out
+    return x_times_log(input, other, "xlog1py", lambda xp, b: xp.log1p(b), SpecialXlog1PyBackward0)
 
 
 # --------------------------------------------------------------------------------------- Bessel functions J0, J1

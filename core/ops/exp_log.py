@@ -219,11 +219,17 @@ def xlogy(input, other):
     """
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise _type_error("xlogy", "input", input)
-    a, b, it, ot = _binary_floating(input, other, "xlogy", scalars=True)
+    return x_times_log(input, other, "xlogy", lambda xp, b: xp.log(b), XlogyBackward0)
+
+
+def x_times_log(input, other, fn, log, node_cls):
+    """``input * log(other)`` (``log(xp, b)`` is the log kernel: log, log1p), 0 where ``input == 0`` unless
+    ``other`` is NaN; one operand may be a Python number. The rule of ``xlogy`` and ``special.xlog1py``."""
+    a, b, it, ot = _binary_floating(input, other, fn, scalars=True)
     xp = (it if it is not None else ot)._xp
     try:
         with np.errstate(all="ignore"):
-            prod = a * xp.log(b)
+            prod = a * log(xp, b)
             out = wrap(xp.where((a == 0) & ~xp.isnan(b), 0, prod).astype(prod.dtype, copy=False))
     except ValueError:
         raise broadcast_error(a.shape, b.shape) from None
@@ -231,7 +237,7 @@ def xlogy(input, other):
         # number operands are saved as zero-dim tensors so one rule serves all three overloads
         tx = it if it is not None else wrap(a)
         ty = ot if ot is not None else wrap(b)
-        node = XlogyBackward0()
+        node = node_cls()
         node.save(tx, ty)
         node.shape_x, node.shape_y = tx._data.shape, ty._data.shape
         record(node, out, it, ot)
