@@ -104,14 +104,39 @@ def _method_inplace(name):
     return method
 
 
+def _restriding_inplace(name):
+    """``x.name_(*args)`` for the view ops that change only shape and strides (``transpose_``, ``squeeze_``, ...): as
+    in PyTorch the tensor itself becomes that view of its data (no element moves), keeping its graph; a leaf that
+    requires grad refuses, as for any in-place op."""
+    def method(self, *args, **kwargs):
+        if GRAD_ENABLED[0] and self._requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        view = getattr(Tensor, name)(self, *args, **kwargs)
+        self._data = view._data
+        if view.grad_fn is not None:
+            self.grad_fn, self._output_nr = view.grad_fn, view._output_nr
+        if self._base is not None:  # a view stays a view of its root, through the new shape
+            self._base = view._base
+        return self
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`{name}` (changes this tensor's shape and strides)."
+    return method
+
+
+for _name in ("t", "transpose", "swapaxes", "swapdims", "squeeze", "unsqueeze"):
+    setattr(Tensor, _name + "_", _restriding_inplace(_name))
+
+
 for _name in ("remainder", "floor_divide", "fmod", "neg", "negative", "abs", "absolute", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
               "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "floor", "ceil", "round", "trunc", "frac",
               "sign", "reciprocal", "clamp", "clip", "clamp_min", "clamp_max", "relu", "lerp", "atan2", "erf",
               "masked_scatter", "index_fill", "index_add", "index_copy", "scatter", "scatter_add",
-              "tril", "triu", "logit", "nan_to_num", "hypot", "maximum", "minimum", "t", "transpose", "squeeze",
-              "unsqueeze", "addmm", "addcmul", "addcdiv", "logical_not", "logical_and", "logical_or", "logical_xor",
+              "tril", "triu", "logit", "nan_to_num", "hypot", "maximum", "minimum", "addmm", "addcmul", "addcdiv", "logical_not", "logical_and", "logical_or", "logical_xor",
               "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge",
-              "copysign", "deg2rad", "rad2deg", "sinc", "gcd", "lcm"):
+              "copysign", "deg2rad", "rad2deg", "sinc", "gcd", "lcm", "acosh", "asinh", "atanh", "arccos",
+              "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "cumsum", "cumprod", "exp2", "erfc",
+              "erfinv", "sgn", "fix", "xlogy", "greater", "greater_equal", "less", "less_equal", "not_equal",
+              "bitwise_left_shift", "bitwise_right_shift"):
     setattr(Tensor, _name + "_", _method_inplace(_name))
 
 

@@ -153,3 +153,41 @@ def test_inplace_on_view_of_leaf_requiring_grad_raises():
     w = em.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
         w[1:].add_(1)
+
+
+def test_restriding_in_place_ops_change_the_tensor_itself_as_in_pytorch():
+    """PyTorch 2.13: t_, transpose_, swapaxes_, swapdims_, squeeze_ and unsqueeze_ make the tensor that view of its
+    own data (shape and strides change, nothing moves) and keep its graph; a leaf requiring grad refuses."""
+    a = em.arange(6.0).reshape(2, 3)
+    assert a.t_() is a and a.shape == (3, 2) and a.stride() == (1, 3) and not a.is_contiguous()
+    b = em.arange(6.0).reshape(2, 3)
+    assert b.swapaxes_(0, 1).tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert b.swapdims_(0, 1).shape == (2, 3) and b.transpose_(0, 1).shape == (3, 2)
+    c = em.zeros(1, 3, 1)
+    assert c.squeeze_().shape == (3,) and c.unsqueeze_(1).shape == (3, 1)
+    x = em.arange(6.0, requires_grad=True)
+    z = (x * 2).view(2, 3)
+    z.t_()
+    assert z.shape == (3, 2) and z.grad_fn.name() == "TBackward0"
+    z.sum().backward()
+    assert x.grad.tolist() == [2.0] * 6
+    w = em.arange(6.0).reshape(2, 3)
+    v = w[0:2]
+    v.t_()
+    v[0, 1] = 100.0  # still a view of w, through the new layout
+    assert w.tolist() == [[0.0, 1.0, 2.0], [100.0, 4.0, 5.0]]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place "
+                                           "operation.$"):
+        em.zeros(2, 3, requires_grad=True).t_()
+
+
+def test_more_in_place_methods_exist_as_in_pytorch():
+    """Values from PyTorch 2.13 for the in-place forms of existing ops."""
+    t = em.tensor([0.25, 0.5, 0.75])
+    assert t.clone().cumsum_(0).tolist() == [0.25, 0.75, 1.5] and t.clone().cumprod_(0).tolist() == [0.25, 0.125,
+                                                                                                      0.09375]
+    assert t.clone().greater_(0.5).tolist() == [0.0, 0.0, 1.0] and t.clone().not_equal_(0.5).tolist() == [1, 0, 1]
+    assert em.tensor([1, 2]).bitwise_left_shift_(1).tolist() == [2, 4]
+    for name in ("acosh_", "asinh_", "atanh_", "arccos_", "arcsin_", "arctan_", "exp2_", "erfc_", "erfinv_", "sgn_",
+                 "fix_", "xlogy_", "arctan2_", "less_", "less_equal_", "greater_equal_", "bitwise_right_shift_"):
+        assert callable(getattr(em.Tensor, name)), name
