@@ -515,7 +515,7 @@ class MaskedScatterBackward0(Node):
 
     def apply(self, grad):
         (mask,) = self.saved_tensors
-        in_shape, src_shape, count = self.in_shape, self.src_shape, self.count
+        in_shape, src_shape = self.in_shape, self.src_shape
         gi = gs = None
         if self.next_functions[0] is not None:
             gi = sum_to(masked_fill(grad, mask, 0), in_shape)

@@ -4,7 +4,6 @@ Every expected message below was measured on PyTorch 2.13.0+cpu (``torch.testing
 character for character; only ``torch.`` became ``ember.`` where PyTorch prints a dtype, a ``Size`` or a class.
 """
 import math
-import warnings
 from collections import OrderedDict
 
 import numpy as np
