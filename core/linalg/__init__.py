@@ -25,12 +25,12 @@ from ._common import (CholeskyExResult, EighResult, InvExResult, LinAlgError, Ls
 from .decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from .determinants import det, slogdet
 from .least_squares import lstsq, pinv
-from .matrix_functions import cross, diagonal, matmul, matrix_power, matrix_rank, multi_dot, vecdot
+from .matrix_functions import cross, diagonal, matmul, matrix_exp, matrix_power, matrix_rank, multi_dot, vecdot
 from .norms import matrix_norm, norm, vector_norm
 from .solvers import inv, inv_ex, solve, solve_ex, solve_triangular
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "solve", "solve_ex", "solve_triangular", "det", "slogdet", "cholesky",
-           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_power",
+           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_power", "matrix_exp",
            "matrix_rank", "norm", "vector_norm", "matrix_norm", "cross", "multi_dot", "vecdot", "matmul",
            "diagonal"]
 
@@ -40,4 +40,5 @@ add_out_argument(globals(), [n for n in __all__ if n not in ("LinAlgError", "lst
 # The torch.* forms (em.inverse, em.det, Tensor.cholesky, em.norm(p="nuc"), ...) live with the ops, which must not
 # import linalg: linalg registers the functions they call.
 LINALG.register(globals(), ["inv", "det", "slogdet", "solve", "solve_triangular", "cholesky", "pinv", "matrix_power",
+                            "matrix_exp",
                             "cross", "svd", "svdvals", "qr", "multi_dot", "matrix_norm"])

@@ -31,7 +31,7 @@ from .arithmetic import _conj, add, mul
 from .clamp_where import where
 
 __all__ = ["matmul", "mm", "bmm", "dot", "vdot", "outer", "ger", "inner", "mv", "addmm", "einsum", "tensordot", "kron",
-           "inverse",
+           "inverse", "matrix_exp",
            "det", "logdet", "slogdet", "solve", "cholesky", "cholesky_solve", "cholesky_inverse", "pinverse",
            "matrix_power", "cross", "svd", "qr", "chain_matmul", "cdist"]
 
@@ -635,6 +635,12 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 def inverse(input: Tensor) -> Tensor:
     """The inverse of a square matrix or batch of matrices (alias of :func:`ember.linalg.inv`)."""
     return LINALG.inv(input)
+
+
+@tensor_method("matrix_exp")
+def matrix_exp(input: Tensor) -> Tensor:
+    """The matrix exponential of a square matrix or batch of matrices (alias of :func:`ember.linalg.matrix_exp`)."""
+    return LINALG.matrix_exp(input)
 
 
 @tensor_method("det")

@@ -290,3 +290,25 @@ def test_gradcheck_norms_and_cross(cplx):
     assert gradcheck(lambda A: L.norm(A, dim=(0, 2)), (A,))
     assert gradcheck(L.cross, (rand(2, 3, cplx=cplx), rand(1, 3, cplx=cplx)))
     assert gradgradcheck(L.cross, (rand(3, cplx=cplx), rand(3, cplx=cplx)))
+
+
+def test_matrix_exp_values_gradients_and_errors_as_pytorch():
+    """PyTorch 2.13: linalg.matrix_exp([[1, 2], [3, 4]]) in float64, the rotation exp([[0, 1], [-1, 0]]), and its
+    messages; the torch-level em.matrix_exp and Tensor.matrix_exp are the same function."""
+    A = em.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=em.float64)
+    np.testing.assert_allclose(em.linalg.matrix_exp(A).numpy(), [[51.96895619870503, 74.73656456700323],
+                                                                   [112.10484685050488, 164.07380304920986]],
+                               rtol=1e-14)
+    rot = em.matrix_exp(em.tensor([[0.0, 1.0], [-1.0, 0.0]], dtype=em.float64))
+    np.testing.assert_allclose(rot.numpy(), [[np.cos(1), np.sin(1)], [-np.sin(1), np.cos(1)]], rtol=1e-15)
+    batch = em.randn(3, 4, 4, dtype=em.float64) * 3
+    assert em.allclose(batch.matrix_exp()[1], em.linalg.matrix_exp(batch[1]))
+    identity = em.eye(4, dtype=em.float64).expand(3, 4, 4)
+    assert em.allclose(em.linalg.matrix_exp(batch) @ em.linalg.matrix_exp(-batch), identity)
+    X = em.randn(3, 3, dtype=em.float64, requires_grad=True)
+    assert gradcheck(em.linalg.matrix_exp, (X,))
+    with pytest.raises(RuntimeError, match="^linalg.matrix_exp: The input tensor A must have at least 2 dimensions.$"):
+        em.linalg.matrix_exp(em.zeros(3))
+    with pytest.raises(RuntimeError, match="^linalg.matrix_exp: A must be batches of square matrices, but they are 2 "
+                                           "by 3 matrices$"):
+        em.linalg.matrix_exp(em.zeros(2, 3))

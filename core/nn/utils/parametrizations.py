@@ -6,11 +6,10 @@ versions, kept for code that uses them.
 """
 from __future__ import annotations
 
-import math
 from enum import Enum, auto
 
 from ...autograd.grad_mode import no_grad
-from ...linalg import qr, solve
+from ...linalg import matrix_exp, qr, solve
 from ...ops.creation import eye, randn, zeros_like
 from ...ops.products import mv, vdot
 from ...ops.shape import cat
@@ -26,25 +25,6 @@ __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 # ------------------------------------------------------------------------------------------------- orthogonal
-def _matrix_exp(A: Tensor) -> Tensor:
-    """``exp(A)`` of a (batch of) square matrices, composed of ember ops so autograd differentiates it.
-
-    Scaling and squaring: ``exp(A) = exp(A / 2**s) ** (2**s)`` with ``||A / 2**s||_1 <= 1``, where a degree-18
-    Taylor polynomial is exact to far below float64 rounding (the remainder is below ``e / 19!``).
-    """
-    norm = float(A.detach().abs().sum(-2).amax()) if A.numel() else 0.0
-    s = max(0, math.ceil(math.log2(norm))) if norm > 1 else 0
-    X = A / (2 ** s)
-    term = X
-    result = eye(A.shape[-1], dtype=A.dtype, device=A.device) + X
-    for k in range(2, 19):
-        term = (term @ X) / k
-        result = result + term
-    for _ in range(s):
-        result = result @ result
-    return result
-
-
 def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
     """The first ``k`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H``, with ``v_i`` column ``i`` of ``A``
     below the diagonal and 1 on it (``torch.linalg.householder_product``), composed of ember ops."""
@@ -124,7 +104,7 @@ class _Orthogonal(Module):
                 X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
             A = X - X.mH
             if self.orthogonal_map == _OrthMaps.matrix_exp:
-                Q = _matrix_exp(A)
+                Q = matrix_exp(A)
             else:  # the Cayley map (I - A/2)^{-1} (I + A/2)
                 Id = eye(n, dtype=A.dtype, device=A.device)
                 Q = solve(Id - 0.5 * A, Id + 0.5 * A)
