@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes as dt
 from .device import array_module
 from .ops import creation
+from .ops.arithmetic import complex_abs
 from .tensor import Tensor
 from .type_info import finfo, iinfo
 
@@ -269,24 +270,10 @@ def _isclose(a, b, rtol, atol, equal_nan):
             allowed = (f32(atol) + scaled.astype(f32)).astype(np.float16)
             actual = xp.abs(a - b)
         else:
-            scaled = _abs(a.dtype.type(rtol) * b, xp)  # the tolerances are cast to the dtype, as PyTorch's are
+            scaled = complex_abs(xp, a.dtype.type(rtol) * b)  # the tolerances are cast to the dtype, as PyTorch's are
             allowed = scaled.dtype.type(atol) + scaled
-            actual = _abs(a - b, xp)
+            actual = complex_abs(xp, a - b)
         return close | (xp.isfinite(actual) & (actual <= allowed))
-
-
-def _abs(x, xp):
-    """``|x|`` as PyTorch computes it on the CPU. NumPy's complex abs is one ulp off PyTorch's for about a third of
-    the values, enough to move a value across a tolerance or change a message. PyTorch's complex64 abs is the
-    correctly rounded hypot, which a float64 hypot rounded to float32 gives. For complex128 its scalar path (every
-    tensor of fewer than four elements, and the tail of longer ones) is the C library's ``hypot``, which
-    ``np.hypot`` calls too; its vectorized path rounds correctly and differs from it in about 0.5% of the values,
-    by one ulp."""
-    if x.dtype.kind != "c" or xp is not np:
-        return xp.abs(x)
-    if x.dtype == np.complex64:
-        return np.asarray(np.hypot(x.real.astype(np.float64), x.imag.astype(np.float64)).astype(np.float32))
-    return np.asarray(np.hypot(x.real, x.imag))
 
 
 def _tensor_mismatch_msg(a, b, matches, rtol, atol) -> str:
@@ -297,9 +284,9 @@ def _tensor_mismatch_msg(a, b, matches, rtol, atol) -> str:
     a, b, matched = a.reshape(-1), b.reshape(-1), matches.reshape(-1)
     with np.errstate(all="ignore"):
         if a.dtype.kind in "fc":
-            abs_diff = _abs(a - b, xp)
+            abs_diff = complex_abs(xp, a - b)
             abs_diff[matched] = 0
-            rel_diff = abs_diff / _abs(b, xp)
+            rel_diff = abs_diff / complex_abs(xp, b)
         else:
             # integers and bools are widened to int64 so that the difference cannot wrap; the ratio of two int64
             # tensors is a tensor of the default float dtype

@@ -478,10 +478,22 @@ class AbsBackward0(Node):
         return (grad * a.sign(),)
 
 
+def complex_abs(xp, x):
+    """``|x|`` as PyTorch's CPU kernels compute it. For complex input NumPy's ``abs`` is one ulp off PyTorch's in about
+    a third of the values: PyTorch's complex64 magnitude is the correctly rounded hypot (a float64 hypot rounded to
+    float32 gives it), and for complex128 it is the C library's ``hypot`` (exactly so for tensors of fewer than four
+    elements; its vectorized path differs from it in ~0.5 % of the values, by one ulp)."""
+    if x.dtype.kind != "c" or xp is not _np:
+        return xp.abs(x)
+    if x.dtype == _np.complex64:
+        return _np.hypot(x.real.astype(_np.float64), x.imag.astype(_np.float64)).astype(_np.float32)
+    return _np.hypot(x.real, x.imag)
+
+
 @tensor_method("abs", "absolute", "__abs__")
 def abs(input):
     """Elementwise absolute value (the magnitude for complex input)."""
-    out = wrap(input._xp.abs(input._data))
+    out = wrap(complex_abs(input._xp, input._data))
     if GRAD_ENABLED[0] and input._requires_grad:
         node = AbsBackward0()
         node.save(input)
