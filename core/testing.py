@@ -24,7 +24,8 @@ import numpy as np
 from . import dtypes as dt
 from .device import array_module
 from .ops import creation
-from .ops.arithmetic import complex_abs
+from .ops._elementwise import complex_abs
+from .ops.compare import isclose_arrays
 from .tensor import Tensor
 from .type_info import finfo, iinfo
 
@@ -203,7 +204,7 @@ class _TensorLikePair(_Pair):
         actual, expected = self.actual, self.expected
         self._compare_attributes(actual, expected)
         a, b = self._equalize(actual, expected)
-        matches = _isclose(a, b, self.rtol, self.atol, self.equal_nan)
+        matches = isclose_arrays(a, b, self.rtol, self.atol, self.equal_nan)
         if bool(matches.all()):
             return
         if a.ndim == 0:
@@ -242,40 +243,6 @@ _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 
 
 # ------------------------------------------------------------------------------------------------ numerics
-def _isclose(a, b, rtol, atol, equal_nan):
-    """``torch.isclose`` on two arrays of one dtype, rounding where PyTorch rounds, so that values at the edge of
-    the tolerance fall on the same side as in PyTorch."""
-    if not isinstance(equal_nan, (bool, np.bool_)):
-        raise TypeError(f"isclose(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    xp = array_module(a, b)
-    with np.errstate(all="ignore"):  # inf - inf and overflowing tolerances are part of the rules, not accidents
-        close = a == b
-        if equal_nan and a.dtype.kind in "fc":
-            close = close | (xp.isnan(a) & xp.isnan(b))
-        if rtol == 0 and atol == 0:
-            return close
-        if a.dtype.kind in "biu":
-            # bools and integers are measured in the default float dtype (so 2**24 + 1 is close to 2**24 in
-            # float32, and int8 differences cannot wrap), as PyTorch 2.13 measures them
-            fd = dt.get_default_dtype().np
-            a, b = a.astype(fd), b.astype(fd)
-        if a.dtype == np.float16:
-            # PyTorch's half kernels compute in float32 and round each result to half
-            f32 = np.float32
-            scaled = xp.abs((f32(rtol) * b.astype(f32)).astype(np.float16))
-            allowed = (f32(atol) + scaled.astype(f32)).astype(np.float16)
-            actual = xp.abs(a - b)
-        else:
-            scaled = complex_abs(xp, a.dtype.type(rtol) * b)  # the tolerances are cast to the dtype, as PyTorch's are
-            allowed = scaled.dtype.type(atol) + scaled
-            actual = complex_abs(xp, a - b)
-        return close | (xp.isfinite(actual) & (actual <= allowed))
-
-
 def _tensor_mismatch_msg(a, b, matches, rtol, atol) -> str:
     xp = array_module(a, b)
     total = matches.size

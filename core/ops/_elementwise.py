@@ -54,6 +54,18 @@ def quiet_truediv(a, b):
         _FP_STATE.reset(token)
 
 
+def complex_abs(xp, x):
+    """``|x|`` as PyTorch's CPU kernels compute it. For complex input NumPy's ``abs`` is one ulp off PyTorch's in about
+    a third of the values: PyTorch's complex64 magnitude is the correctly rounded hypot (a float64 hypot rounded to
+    float32 gives it), and for complex128 it is the C library's ``hypot`` (exactly so for tensors of fewer than four
+    elements; its vectorized path differs from it in ~0.5 % of the values, by one ulp)."""
+    if x.dtype.kind != "c" or xp is not np:
+        return xp.abs(x)
+    if x.dtype == np.complex64:
+        return np.hypot(x.real.astype(np.float64), x.imag.astype(np.float64)).astype(np.float32)
+    return np.hypot(x.real, x.imag)
+
+
 def _type_error(fn, name, value):
     return TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(value).__name__}")
 

@@ -14,7 +14,7 @@ from .. import dtypes as dt
 from ..autograd.graph import Node
 from ._base import (GRAD_ENABLED, Tensor, _edge, apply_inplace, binary_arrays, broadcast_error, check_tensor, record,
                     sum_to, tensor_method, wrap)
-from ._elementwise import quiet_call, quiet_truediv
+from ._elementwise import complex_abs, quiet_call, quiet_truediv
 from .clamp_where import where
 from .compare import signbit
 
@@ -476,18 +476,6 @@ class AbsBackward0(Node):
             mag = a.abs()
             return (grad * a / mag.masked_fill(mag == 0, 1),)
         return (grad * a.sign(),)
-
-
-def complex_abs(xp, x):
-    """``|x|`` as PyTorch's CPU kernels compute it. For complex input NumPy's ``abs`` is one ulp off PyTorch's in about
-    a third of the values: PyTorch's complex64 magnitude is the correctly rounded hypot (a float64 hypot rounded to
-    float32 gives it), and for complex128 it is the C library's ``hypot`` (exactly so for tensors of fewer than four
-    elements; its vectorized path differs from it in ~0.5 % of the values, by one ulp)."""
-    if x.dtype.kind != "c" or xp is not _np:
-        return xp.abs(x)
-    if x.dtype == _np.complex64:
-        return _np.hypot(x.real.astype(_np.float64), x.imag.astype(_np.float64)).astype(_np.float32)
-    return _np.hypot(x.real, x.imag)
 
 
 @tensor_method("abs", "absolute", "__abs__")

@@ -12,7 +12,9 @@ import operator
 import numpy as np
 
 from .. import dtypes as dt
+from ..device import array_module
 from ._base import Tensor, binary_arrays, broadcast_error, tensor_method, wrap
+from ._elementwise import complex_abs
 
 __all__ = ["eq", "ne", "gt", "ge", "lt", "le", "greater", "greater_equal", "less", "less_equal", "not_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
@@ -229,28 +231,44 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     if a.dtype != b.dtype:
         raise RuntimeError(f"{dt.scalar_type_name(a.dtype)} did not match {dt.scalar_type_name(b.dtype)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    xp = input._xp
     try:
-        close = a == b
+        return wrap(isclose_arrays(a, b, rtol, atol, equal_nan))
     except ValueError:
         raise broadcast_error(a.shape, b.shape) from None
-    if equal_nan and a.dtype.kind in "fc":  # a complex number is NaN when either part is, as in PyTorch
-        close |= xp.isnan(a) & xp.isnan(b)
-    if rtol == 0 and atol == 0:
-        return wrap(close)
-    if a.dtype.kind in "biu":
-        # the tolerances are floats, so integer differences are measured in the default float dtype
-        fd = dt.get_default_dtype().np
-        a, b = a.astype(fd), b.astype(fd)
-    with np.errstate(all="ignore"):
-        actual = xp.abs(a - b)
-        allowed = atol + xp.abs(rtol * b)
-        close |= xp.isfinite(actual) & (actual <= allowed)
-    return wrap(close)
+
+
+def isclose_arrays(a, b, rtol, atol, equal_nan):
+    """``torch.isclose`` on two arrays of one dtype, rounding where PyTorch rounds, so that values at the edge of
+    the tolerance fall on the same side as in PyTorch (``isclose`` and ``ember.testing.assert_close`` use it)."""
+    if not isinstance(equal_nan, (bool, np.bool_)):
+        raise TypeError(f"isclose(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    xp = array_module(a, b)
+    with np.errstate(all="ignore"):  # inf - inf and overflowing tolerances are part of the rules, not accidents
+        close = a == b
+        if equal_nan and a.dtype.kind in "fc":
+            close = close | (xp.isnan(a) & xp.isnan(b))
+        if rtol == 0 and atol == 0:
+            return close
+        if a.dtype.kind in "biu":
+            # bools and integers are measured in the default float dtype (so 2**24 + 1 is close to 2**24 in
+            # float32, and int8 differences cannot wrap), as PyTorch 2.13 measures them
+            fd = dt.get_default_dtype().np
+            a, b = a.astype(fd), b.astype(fd)
+        if a.dtype == np.float16:
+            # PyTorch's half kernels compute in float32 and round each result to half
+            f32 = np.float32
+            scaled = xp.abs((f32(rtol) * b.astype(f32)).astype(np.float16))
+            allowed = (f32(atol) + scaled.astype(f32)).astype(np.float16)
+            actual = xp.abs(a - b)
+        else:
+            scaled = complex_abs(xp, a.dtype.type(rtol) * b)  # the tolerances are cast to the dtype, as PyTorch's are
+            allowed = scaled.dtype.type(atol) + scaled
+            actual = complex_abs(xp, a - b)
+        return close | (xp.isfinite(actual) & (actual <= allowed))
 
 
 @tensor_method()
