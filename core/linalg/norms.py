@@ -6,6 +6,7 @@ import numpy as np
 from .. import dtypes as dt
 from ..autograd.graph import Node
 from ..ops._base import GRAD_ENABLED, Tensor, check_tensor, normalize_dim, record, wrap
+from ..ops._elementwise import complex_abs
 from ._common import _FLOATING, _REAL_DTYPE, _as_dtype
 from .decompositions import svdvals
 
@@ -103,7 +104,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         else:
             val = xp.sqrt(xp.sum(data * data, axis=axes, keepdims=keepdim))
     else:
-        a = xp.abs(data)
+        a = complex_abs(xp, data)  # the magnitude the backward compares with (ember's abs)
         if ord == 1:
             val = xp.sum(a, axis=axes, keepdims=keepdim)
         elif ord == np.inf:

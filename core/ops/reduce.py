@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes as dt, return_types as _rt
 from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, normalize_dim, normalize_dims, record, tensor_method, wrap
+from ._elementwise import complex_abs
 from ._linalg_table import LINALG
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
@@ -773,7 +774,7 @@ def _vector_norm(input, p, dims, keepdim):
         return amin(abs_(input), dims, keepdim)
     if p == 1:
         return sum(abs_(input), dims, keepdim)
-    a = data if data.dtype.kind != "c" and p in (0, 2) else xp.abs(data)  # |x| is not needed to square a real
+    a = data if data.dtype.kind != "c" and p in (0, 2) else complex_abs(xp, data)  # no |x| to square a real
     if p == 0:
         res = (a != 0).sum(axis=dims, keepdims=keepdim).astype(xp.abs(data[:0]).dtype)
     elif p == 2:

@@ -312,3 +312,16 @@ def test_matrix_exp_values_gradients_and_errors_as_pytorch():
     with pytest.raises(RuntimeError, match="^linalg.matrix_exp: A must be batches of square matrices, but they are 2 "
                                            "by 3 matrices$"):
         em.linalg.matrix_exp(em.zeros(2, 3))
+
+
+def test_complex_inf_norm_gradient_reaches_the_largest_element():
+    """The forward's magnitudes and the backward's must be one computation (PyTorch's complex abs): with NumPy's abs
+    in one and hypot in the other, a one-ulp difference left the maximum unmatched and the gradient all zero."""
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        z = rng.standard_normal((4, 8)) + 1j * rng.standard_normal((4, 8))
+        for dtype in (em.complex64, em.complex128):
+            for norm in (lambda t: L.vector_norm(t, float("inf"), dim=1), lambda t: em.norm(t, p=float("inf"), dim=1)):
+                x = em.tensor(z, dtype=dtype, requires_grad=True)
+                norm(x).sum().backward()
+                assert (x.grad.abs() > 0).sum(1).tolist() == [1, 1, 1, 1]
