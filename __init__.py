@@ -63,7 +63,7 @@ _FUNCTIONAL_ALIASES = (
     "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "dropout", "alpha_dropout", "feature_alpha_dropout",
     "layer_norm", "group_norm", "relu_", "selu", "selu_", "celu", "celu_", "threshold", "threshold_", "hardshrink",
     "prelu", "rrelu", "rrelu_", "pixel_shuffle", "pixel_unshuffle", "cosine_similarity", "pairwise_distance",
-    "pdist", "bilinear")
+    "pdist", "bilinear", "rms_norm")
 _LAZY.update({name: ("ember.core.nn.functional", name) for name in _FUNCTIONAL_ALIASES})
 
 

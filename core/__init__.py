@@ -16,9 +16,9 @@ from .layout import layout, strided
 from .flags import (are_deterministic_algorithms_enabled, compile, get_float32_matmul_precision,
                     is_deterministic_algorithms_warn_only_enabled, set_float32_matmul_precision,
                     use_deterministic_algorithms)
-from .legacy import set_default_tensor_type
+from .legacy import set_default_tensor_type, typename
 from .dtypes import (bool_ as bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype,
-                     int8, int16, int32, int64, promote_types, result_type, set_default_dtype, uint8)
+                     int8, int16, int32, int64, can_cast, promote_types, result_type, set_default_dtype, uint8)
 from .ops import *  # noqa: F401,F403  (the functional tensor API)
 from .ops import __all__ as _ops_all
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -81,5 +81,5 @@ __all__ = list(_ops_all) + [
     "nan", "inf", "pi", "e", "newaxis", "set_num_threads", "get_num_threads", "finfo", "iinfo",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "compile",
-    "get_default_device", "set_default_device", "layout", "strided",
+    "get_default_device", "set_default_device", "layout", "strided", "can_cast", "typename",
 ]

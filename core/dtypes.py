@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
-    "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+    "complex64", "complex128", "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     "from_numpy_dtype", "to_dtype", "scalar_type_name",
 ]
 
@@ -202,6 +202,17 @@ def _combine(higher, lower):
     if higher is bool_ or lower.category == FLOAT:
         return promote_types(higher, lower)
     return higher
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's type promotion allows casting ``from_`` to ``to``: never to a lower category (float to
+    integer, complex to float, anything but bool to bool); within a category, narrowing is allowed (int64 to
+    int8, float64 to float16, and signed to unsigned integers)."""
+    for pos, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {pos}) must be ember.dtype, not "
+                            f"{type(value).__name__}")
+    return from_.category <= to.category
 
 
 def result_type(*operands) -> dtype:

@@ -1,11 +1,12 @@
-"""``set_default_tensor_type``: the pre-2.1 way to choose the default floating dtype, kept as PyTorch keeps it."""
+"""The legacy tensor-type names: ``set_default_tensor_type`` (the pre-2.1 way to choose the default floating dtype,
+kept as PyTorch keeps it) and ``typename``."""
 from __future__ import annotations
 
 import warnings
 
 from . import dtypes as _dt
 
-__all__ = ["set_default_tensor_type"]
+__all__ = ["set_default_tensor_type", "typename"]
 
 
 def set_default_tensor_type(t) -> None:
@@ -30,3 +31,14 @@ def set_default_tensor_type(t) -> None:
         raise TypeError(f"set_default_tensor_type({name!r}): only floating-point types are supported as the "
                         "default type")
     _dt.set_default_dtype(dtype)
+
+
+def typename(obj) -> str:
+    """The type of ``obj`` as a string: a tensor's legacy type (``'ember.FloatTensor'``), else the class's qualified
+    name (``'ember.core.nn.modules.linear.Linear'``, ``'int'`` for builtins)."""
+    from .tensor import Tensor
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"

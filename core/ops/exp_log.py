@@ -21,7 +21,7 @@ from ._elementwise import _SAVE_INPUT, _SAVE_OUTPUT, _binary_floating, _conj, _f
 from .clamp_where import where
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "square", "reciprocal",
-           "sigmoid", "logit", "xlogy", "logaddexp", "logaddexp2", "ldexp", "frexp", "vander"]
+           "sigmoid", "logit", "xlogy", "logaddexp", "logaddexp2", "ldexp", "frexp", "nextafter", "vander"]
 
 _LN2 = _math.log(2.0)
 _LN10 = _math.log(10.0)
@@ -409,6 +409,39 @@ def frexp(input):
         node.inv_scale = wrap(xp.ldexp(xp.ones(data.shape, dtype=data.dtype), -e))
         record(node, mantissa, input)
     return _Frexp(mantissa, exponent)
+
+
+class NextafterBackward0(Node):
+    """PyTorch's rule: the step to the next float is treated as the identity in ``input`` and constant in ``other``."""
+    __slots__ = ()
+
+    def apply(self, grad):
+        nf = self.next_functions
+        return (sum_to(grad, self.shape_x) if nf[0] is not None else None,
+                wrap(grad._xp.zeros(self.shape_o, dtype=self.dtype_o)) if nf[1] is not None else None)
+
+
+@tensor_method()
+def nextafter(input, other):
+    """The next floating-point value after ``input`` towards ``other``, elementwise (both tensors; the result takes
+    their promoted float dtype)."""
+    for pos, (name, t) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"nextafter(): argument '{name}' (position {pos}) must be Tensor, not {type(t).__name__}")
+    a, b = input._data, other._data
+    dtype = np.result_type(a.dtype, b.dtype)
+    if dtype.kind != "f":
+        raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{dt.scalar_type_name(dtype)}'")
+    xp = input._xp
+    try:
+        out = wrap(xp.nextafter(a.astype(dtype, copy=False), b.astype(dtype, copy=False)))
+    except ValueError:
+        raise broadcast_error(a.shape, b.shape) from None
+    if GRAD_ENABLED[0] and (input._requires_grad or other._requires_grad):
+        node = NextafterBackward0()
+        node.shape_x, node.shape_o, node.dtype_o = a.shape, b.shape, b.dtype
+        record(node, out, input, other)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------- vander

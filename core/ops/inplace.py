@@ -136,7 +136,7 @@ for _name in ("remainder", "floor_divide", "fmod", "neg", "negative", "abs", "ab
               "copysign", "deg2rad", "rad2deg", "sinc", "gcd", "lcm", "acosh", "asinh", "atanh", "arccos",
               "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "cumsum", "cumprod", "exp2", "erfc",
               "erfinv", "sgn", "fix", "xlogy", "greater", "greater_equal", "less", "less_equal", "not_equal",
-              "bitwise_left_shift", "bitwise_right_shift"):
+              "bitwise_left_shift", "bitwise_right_shift", "nextafter", "renorm"):
     setattr(Tensor, _name + "_", _method_inplace(_name))
 
 

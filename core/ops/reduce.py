@@ -14,10 +14,11 @@ from ..autograd.graph import Node
 from ._base import GRAD_ENABLED, Tensor, normalize_dim, normalize_dims, record, tensor_method, wrap
 from ._elementwise import complex_abs
 from ._linalg_table import LINALG
+from .clamp_where import where
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "logcumsumexp", "cumsum", "cumprod", "norm", "dist", "all", "any",
-           "count_nonzero", "nansum", "nanmean"]
+           "count_nonzero", "nansum", "nanmean", "renorm"]
 
 
 def _reduced_shape(shape, dims):
@@ -827,6 +828,24 @@ def dist(input, other, p=2):
     if isinstance(p, str) or not isinstance(p, numbers.Real):
         raise TypeError(f"dist(): argument 'p' must be a number, not {type(p).__name__}")
     return norm(input - other, p)
+
+
+@tensor_method()
+def renorm(input, p, dim, maxnorm):
+    """Each sub-tensor along ``dim`` (``input.select(dim, i)``) whose ``p``-norm exceeds ``maxnorm``, rescaled to
+    norm ``maxnorm`` (PyTorch's ``maxnorm / (norm + 1e-7)``); the others unchanged. Differentiable."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"renorm(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = normalize_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    size = norm(input, p, others, keepdim=True)
+    return input * where(size > maxnorm, maxnorm / (size + 1e-7), 1.0)
 
 
 # ======================================================================================================= logical

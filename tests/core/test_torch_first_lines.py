@@ -363,3 +363,41 @@ def test_type_as_casts_to_the_other_tensors_dtype():
     assert x.grad.tolist() == [1.0]
     with pytest.raises(TypeError, match=r"^type_as\(\): argument 'other' \(position 1\) must be Tensor, not int$"):
         t.type_as(3)
+
+
+def test_can_cast_follows_pytorchs_categories():
+    """PyTorch 2.13's can_cast on all pairs equals NumPy's same_kind rule except signed to unsigned integers, which
+    PyTorch allows (measured over the 11 x 11 dtype pairs)."""
+    dts = [em.bool, em.uint8, em.int8, em.int16, em.int32, em.int64, em.float16, em.float32, em.float64,
+           em.complex64, em.complex128]
+    for a in dts:
+        for b in dts:
+            expected = np.can_cast(a.np, b.np, casting="same_kind") or (a.np.kind == "i" and b.np.kind == "u")
+            assert em.can_cast(a, b) == expected, (a, b)
+    with pytest.raises(TypeError, match=r"^can_cast\(\): argument 'from_' \(position 1\) must be ember.dtype, not "
+                                        r"int$"):
+        em.can_cast(1, em.float32)
+
+
+def test_typename_nextafter_renorm_and_the_rms_norm_alias():
+    assert (em.typename(em.zeros(1)), em.typename(em.zeros(1, dtype=em.int64)), em.typename(3)) == \
+        ("ember.FloatTensor", "ember.LongTensor", "int")
+    assert em.typename(em.nn.Linear(1, 1)) == "ember.core.nn.modules.linear.Linear"
+    # PyTorch 2.13's values
+    assert em.nextafter(em.tensor([1.0, 2.0]), em.tensor([2.0, 1.0])).tolist() == [1.0000001192092896,
+                                                                                    1.9999998807907104]
+    x, o = em.tensor([1.0, 2.0], requires_grad=True), em.tensor([0.0, 3.0], requires_grad=True)
+    em.nextafter(x, o).sum().backward()
+    assert (x.grad.tolist(), o.grad.tolist()) == ([1.0, 1.0], [0.0, 0.0])
+    with pytest.raises(NotImplementedError, match="\"nextafter_cpu\" not implemented for 'Long'"):
+        em.nextafter(em.tensor([1]), em.tensor([0]))
+    m = em.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.1, 0.1, 0.1]])
+    assert em.renorm(m, 2, 0, 5)[1].tolist() == [2.2792115211486816, 2.8490142822265625, 3.4188172817230225]
+    assert em.renorm(m, 1, 1, 4)[0].tolist() == [0.7843137383460999, 1.1267606019973755, 1.318681240081787]
+    with pytest.raises(RuntimeError, match="^renorm: input needs at least 2 dimensions, got 1 dimensions$"):
+        em.renorm(em.tensor([1.0, 2.0]), 2, 0, 1)
+    with pytest.raises(RuntimeError, match="^renorm: non-positive-norm not supported$"):
+        em.renorm(m, 0, 0, 1)
+    w = m.clone()
+    assert w.renorm_(2, 0, 5) is w and w.tolist() == em.renorm(m, 2, 0, 5).tolist()
+    assert em.rms_norm is em.nn.functional.rms_norm
