@@ -161,32 +161,22 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 
 # ------------------------------------------------------------------------------------------------ products
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    r"""Compute the dot product between a vector ``v`` and the Jacobian of ``func`` at the point given by ``inputs``.
+    r"""``(func(inputs), v^T J)``: the outputs, and the vector-Jacobian product of ``func`` at ``inputs``.
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a tuple of Tensors or a Tensor.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        v (tuple of Tensors or Tensor): the vector for which the vector-Jacobian product is computed. Must be the
-            same size as the output of ``func``. Optional when that output is a single Tensor with a single element
-            (it is then taken as ``1``).
-        create_graph (bool, optional): if ``True``, both the output and the result are computed in a differentiable
-            way. Note that when ``strict`` is ``False``, the result can not require gradients or be disconnected from
-            the inputs. Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the vjp for such an input is a Tensor of zeros, the expected mathematical value. Defaults to
-            ``False``.
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        v: the vector, shaped like the outputs; may be omitted when the output is a single one-element tensor.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
 
     Returns:
-        output (tuple): ``(func_output, vjp)``: the output of ``func(inputs)``, and the vector-Jacobian product,
-        shaped like the inputs (a Tensor for a Tensor input, a tuple for a tuple).
+        ``(outputs, vjp)``, ``vjp`` shaped like ``inputs``.
 
     Example::
 
-        >>> def exp_reducer(x):
-        ...     return x.exp().sum(dim=1)
-        >>> inputs = ember.rand(4, 4)
-        >>> v = ember.ones(4)
-        >>> out, grad = vjp(exp_reducer, inputs, v)   # grad == inputs.exp()
+        >>> out, g = vjp(lambda x: x ** 2, ember.tensor([1.0, 2.0]), ember.ones(2))   # g == [2., 4.]
     """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
@@ -204,37 +194,24 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    r"""Compute the dot product between the Jacobian of ``func`` at the point given by ``inputs`` and a vector ``v``.
+    r"""``(func(inputs), J v)``: the outputs, and the Jacobian-vector product of ``func`` at ``inputs``.
 
-    ember has no forward-mode AD, so (as PyTorch's ``autograd.functional.jvp`` does too) the product is computed by
-    the double-backward trick: ``g = J^T u`` is taken with a graph, and its gradient w.r.t. ``u`` along ``v`` is
-    ``J v``. This costs two backward passes; ``func`` must be twice differentiable in ember's sense (each op's
-    backward is itself differentiable), which every built-in op is.
+    Computed by the double-backward trick (see the module docstring): two reverse passes.
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a tuple of Tensors or a Tensor.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        v (tuple of Tensors or Tensor): the vector for which the Jacobian-vector product is computed. Must be the
-            same size as the input of ``func``. Optional when that input is a single Tensor with a single element
-            (it is then taken as ``1``).
-        create_graph (bool, optional): if ``True``, both the output and the result are computed in a differentiable
-            way. Note that when ``strict`` is ``False``, the result can not require gradients or be disconnected from
-            the inputs. Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the corresponding contribution is zero, the expected mathematical value. Defaults to
-            ``False``.
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        v: the vector, shaped like ``inputs``; may be omitted when the input is a single one-element tensor.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
 
     Returns:
-        output (tuple): ``(func_output, jvp)``: the output of ``func(inputs)``, and the Jacobian-vector product,
-        shaped like the output.
+        ``(outputs, jvp)``, ``jvp`` shaped like the outputs.
 
     Example::
 
-        >>> def adder(x, y):
-        ...     return 2 * x + 3 * y
-        >>> inputs = (ember.rand(2), ember.rand(2))
-        >>> v = (ember.ones(2), ember.ones(2))
-        >>> out, jv = jvp(adder, inputs, v)   # jv == tensor([5., 5.])
+        >>> out, t = jvp(lambda x: x ** 2, ember.tensor([1.0, 2.0]), ember.ones(2))   # t == [2., 4.]
     """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
@@ -297,39 +274,23 @@ def _forward_jacobian(outputs, inputs, keep_graph):
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
-    r"""Compute the Jacobian of a given function.
+    r"""The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has the shape of output ``i`` followed by that of input
+    ``j`` (a tensor when there is one input and one output, nested tuples otherwise).
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a tuple of Tensors or a Tensor.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        create_graph (bool, optional): if ``True``, the Jacobian is computed in a differentiable manner. Note that
-            when ``strict`` is ``False``, the result can not require gradients or be disconnected from the inputs.
-            Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the Jacobian for such an input is a Tensor of zeros, the expected mathematical value. Defaults
-            to ``False``.
-        vectorize (bool, optional): in PyTorch, batch the backward passes with vmap. ember has no vmap: the flag is
-            accepted (with PyTorch's rules: it cannot be combined with ``strict``, and forward mode requires it) and
-            the same values are computed one backward pass per row (per column in forward mode).
-        strategy (str, optional): ``"reverse-mode"`` (one backward pass per output element) or ``"forward-mode"``
-            (one Jacobian column per input element; needs ``vectorize=True``). ember has no forward-mode AD, so
-            forward mode is emulated in reverse mode by the double-backward trick (see :func:`jvp`); the result
-            has forward mode's dtype (the output's). Defaults to ``"reverse-mode"``.
-
-    Returns:
-        Jacobian (Tensor or nested tuple of Tensors): for a single input and output, a single Tensor of size
-        ``output.shape + input.shape``. If one of the two is a tuple, a tuple of Tensors. If both are tuples, a tuple
-        of tuples where ``Jacobian[i][j]`` is the Jacobian of the ``i``\ th output w.r.t. the ``j``\ th input, of size
-        ``outputs[i].shape + inputs[j].shape``, with the dtype and device of that input (of that output in forward
-        mode).
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
+        vectorize: accepted as in PyTorch (same values; ember computes one row at a time either way).
+        strategy: ``"reverse-mode"`` (one backward pass per output element) or ``"forward-mode"`` (one column per
+            input element, by the double-backward trick; needs ``vectorize=True`` as in PyTorch, and the result
+            has forward mode's dtype, the output's).
 
     Example::
 
-        >>> def exp_reducer(x):
-        ...     return x.exp().sum(dim=1)
-        >>> inputs = ember.rand(2, 2)
-        >>> jacobian(exp_reducer, inputs).shape
-        ember.Size([2, 2, 2])
+        >>> jacobian(lambda x: x ** 2, ember.tensor([1.0, 2.0]))   # [[2., 0.], [0., 4.]]
     """
     if strategy not in _STRATEGIES:
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -371,38 +332,21 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
-    r"""Compute the Hessian of a given scalar function.
-
-    The Hessian is the Jacobian of the gradient: the inner Jacobian (the gradient) is always taken in reverse mode,
-    with a graph; the outer one with ``outer_jacobian_strategy``.
+    r"""The Hessian of the scalar function ``func`` at ``inputs``: the Jacobian of its gradient (a tensor for one
+    input, a tuple of tuples for several).
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a Tensor with a single element.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        create_graph (bool, optional): if ``True``, the Hessian is computed in a differentiable manner. Note that
-            when ``strict`` is ``False``, the result can not require gradients or be disconnected from the inputs.
-            Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the Hessian for such an input is a Tensor of zeros, the expected mathematical value. Defaults
-            to ``False``.
-        vectorize (bool, optional): accepted for PyTorch compatibility; ember computes the same values without vmap
-            (see :func:`jacobian`). Defaults to ``False``.
-        outer_jacobian_strategy (str, optional): ``"reverse-mode"`` or ``"forward-mode"`` for the outer Jacobian;
-            forward mode requires ``vectorize=True`` and is emulated by the double-backward trick (see
-            :func:`jacobian`). Defaults to ``"reverse-mode"``.
-
-    Returns:
-        Hessian (Tensor or a tuple of tuple of Tensors): for a single input, a single Tensor of size
-        ``input.shape + input.shape``. For a tuple, a tuple of tuples where ``Hessian[i][j]`` is the Hessian of the
-        ``i``\ th and ``j``\ th inputs, of size ``inputs[i].shape + inputs[j].shape``, with the dtype and device of
-        the ``i``\ th input.
+        func: a function of tensors returning a single one-element tensor.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
+        vectorize: accepted as in PyTorch (see :func:`jacobian`).
+        outer_jacobian_strategy: the ``strategy`` of the outer Jacobian (see :func:`jacobian`).
 
     Example::
 
-        >>> def pow_adder_reducer(x, y):
-        ...     return (2 * x.pow(2) + 3 * y.pow(2)).sum()
-        >>> inputs = (ember.rand(2), ember.rand(2))
-        >>> hessian(pow_adder_reducer, inputs)   # ((4 I, 0), (0, 6 I))
+        >>> hessian(lambda x: (x ** 3).sum(), ember.tensor([1.0, 2.0]))   # [[6., 0.], [0., 12.]]
     """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in _STRATEGIES:
@@ -444,32 +388,22 @@ def _scalar_output_and_gradient(func, inputs, fn_name, strict):
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    r"""Compute the dot product between a vector ``v`` and the Hessian of a scalar function at a given point.
+    r"""``(func(inputs), v^T H)``: the output of the scalar function ``func``, and the vector-Hessian product.
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a Tensor with a single element.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        v (tuple of Tensors or Tensor): the vector for which the vector-Hessian product is computed. Must be the
-            same size as the input of ``func``. Optional when that input is a single Tensor with a single element
-            (it is then taken as ``1``).
-        create_graph (bool, optional): if ``True``, both the output and the result are computed in a differentiable
-            way. Note that when ``strict`` is ``False``, the result can not require gradients or be disconnected from
-            the inputs. Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the vhp for such an input is a Tensor of zeros, the expected mathematical value. Defaults to
-            ``False``.
+        func: a function of tensors returning a single one-element tensor.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        v: the vector, shaped like ``inputs``; may be omitted when the input is a single one-element tensor.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
 
     Returns:
-        output (tuple): ``(func_output, vhp)``: the output of ``func(inputs)``, and the vector-Hessian product,
-        shaped like the inputs.
+        ``(output, vhp)``, ``vhp`` shaped like ``inputs``.
 
     Example::
 
-        >>> def pow_reducer(x):
-        ...     return x.pow(3).sum()
-        >>> inputs = ember.rand(2, 2)
-        >>> v = ember.ones(2, 2)
-        >>> out, vh = vhp(pow_reducer, inputs, v)   # vh == 6 * inputs
+        >>> out, vh = vhp(lambda x: (x ** 3).sum(), ember.tensor([1.0, 2.0]), ember.ones(2))   # vh == [6., 12.]
     """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
@@ -484,36 +418,21 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    r"""Compute the dot product between the Hessian of a scalar function and a vector ``v`` at a given point.
+    r"""``(func(inputs), H v)``: the output of the scalar function ``func``, and the Hessian-vector product.
 
-    Like PyTorch, ember computes it by the double-backward trick on top of the gradient (three backward passes), so
-    it is slower than :func:`vhp`. For a twice continuously differentiable function the Hessian is symmetric and
-    ``hvp`` equals ``vhp``: prefer :func:`vhp` then.
+    As in PyTorch it takes the double-backward trick on top of the gradient, three backward passes, so it is slower
+    than :func:`vhp`; for a twice continuously differentiable function the Hessian is symmetric and both agree.
 
     Args:
-        func (function): a Python function that takes Tensor inputs and returns a Tensor with a single element.
-        inputs (tuple of Tensors or Tensor): inputs to the function ``func``.
-        v (tuple of Tensors or Tensor): the vector for which the Hessian-vector product is computed. Must be the
-            same size as the input of ``func``. Optional when that input is a single Tensor with a single element
-            (it is then taken as ``1``).
-        create_graph (bool, optional): if ``True``, both the output and the result are computed in a differentiable
-            way. Note that when ``strict`` is ``False``, the result can not require gradients or be disconnected from
-            the inputs. Defaults to ``False``.
-        strict (bool, optional): if ``True``, an error is raised when some input has no output depending on it. If
-            ``False``, the hvp for such an input is a Tensor of zeros, the expected mathematical value. Defaults to
-            ``False``.
+        func: a function of tensors returning a single one-element tensor.
+        inputs: a tensor or a tuple of tensors, the point of evaluation.
+        v: the vector, shaped like ``inputs``; may be omitted when the input is a single one-element tensor.
+        create_graph: keep the graph of the computation, so the results can be differentiated again (results
+            then may still require grad); otherwise they come back detached.
+        strict: raise, instead of returning zeros, when some input has no influence on the outputs.
 
     Returns:
-        output (tuple): ``(func_output, hvp)``: the output of ``func(inputs)``, and the Hessian-vector product,
-        shaped like the inputs.
-
-    Example::
-
-        >>> def pow_reducer(x):
-        ...     return x.pow(3).sum()
-        >>> inputs = ember.rand(2, 2)
-        >>> v = ember.ones(2, 2)
-        >>> out, hv = hvp(pow_reducer, inputs, v)   # hv == 6 * inputs
+        ``(output, hvp)``, ``hvp`` shaped like ``inputs``.
     """
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")

@@ -22,8 +22,8 @@ class Bernoulli(ExponentialFamily):
     Example::
 
         >>> m = Bernoulli(ember.tensor([0.3]))
-        >>> m.sample()  # 30% chance 1; 70% chance 0
-        tensor([ 0.])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         probs (Number, Tensor): the probability of sampling 1.

@@ -21,8 +21,8 @@ class Beta(ExponentialFamily):
     Example::
 
         >>> m = Beta(ember.tensor([0.5]), ember.tensor([0.5]))
-        >>> m.sample()  # Beta distributed with concentration concentration1 and concentration0
-        tensor([ 0.1046])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         concentration1 (float or Tensor): 1st concentration parameter of the distribution (often called alpha).

@@ -24,8 +24,8 @@ class Categorical(Distribution):
     Example::
 
         >>> m = Categorical(ember.tensor([0.25, 0.25, 0.25, 0.25]))
-        >>> m.sample()  # equal probability of 0, 1, 2, 3
-        tensor(3)
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([])
 
     Args:
         probs (Tensor): event probabilities, at least 1-D.

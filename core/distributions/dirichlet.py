@@ -18,8 +18,8 @@ class Dirichlet(ExponentialFamily):
     Example::
 
         >>> m = Dirichlet(ember.tensor([0.5, 0.5]))
-        >>> m.sample()  # Dirichlet distributed with concentration [0.5, 0.5]
-        tensor([ 0.1046,  0.8954])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([2])
 
     Args:
         concentration (Tensor): concentration parameters (often called alpha), positive, shape

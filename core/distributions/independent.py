@@ -13,16 +13,13 @@ class Independent(Distribution):
     """Reinterprets the ``reinterpreted_batch_ndims`` rightmost batch dimensions of ``base_distribution`` as event
     dimensions, so ``log_prob`` sums over them.
 
-    This turns, for instance, a batch of univariate Normals into one diagonal multivariate Normal whose
-    ``log_prob`` has the shape of a ``MultivariateNormal``'s::
+    A grid of independent pixel probabilities, for instance, becomes one distribution over whole images, whose
+    ``log_prob`` is one number per image::
 
-        >>> loc, scale = ember.zeros(3), ember.ones(3)
-        >>> normal = Normal(loc, scale)
-        >>> [normal.batch_shape, normal.event_shape]
-        [ember.Size([3]), ember.Size([])]
-        >>> diagn = Independent(normal, 1)
-        >>> [diagn.batch_shape, diagn.event_shape]
-        [ember.Size([]), ember.Size([3])]
+        >>> pixels = Bernoulli(ember.full((28, 28), 0.5))
+        >>> image = Independent(pixels, 2)
+        >>> pixels.log_prob(ember.zeros(28, 28)).shape, image.log_prob(ember.zeros(28, 28)).shape
+        (ember.Size([28, 28]), ember.Size([]))
 
     Args:
         base_distribution (Distribution): a base distribution.

@@ -18,8 +18,8 @@ class Laplace(Distribution):
     Example::
 
         >>> m = Laplace(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # Laplace distributed with loc=0, scale=1
-        tensor([ 0.1046])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         loc (float or Tensor): mean of the distribution.

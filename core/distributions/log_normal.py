@@ -15,8 +15,8 @@ class LogNormal(TransformedDistribution):
     Example::
 
         >>> m = LogNormal(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # log-normal distributed with mean=0 and stddev=1 of log(Y)
-        tensor([ 0.1046])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         loc (float or Tensor): the mean of ``log(Y)``.

@@ -56,8 +56,8 @@ class MultivariateNormal(Distribution):
     Example::
 
         >>> m = MultivariateNormal(ember.zeros(2), ember.eye(2))
-        >>> m.sample()  # normally distributed with mean=`[0,0]` and covariance_matrix=`I`
-        tensor([-0.2102, -0.5429])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([2])
 
     Args:
         loc (Tensor): mean of the distribution, shape ``(*, n)``.

@@ -19,8 +19,8 @@ class Normal(ExponentialFamily):
     Example::
 
         >>> m = Normal(ember.tensor([0.0]), ember.tensor([1.0]))
-        >>> m.sample()  # normally distributed with loc=0 and scale=1
-        tensor([ 0.1046])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         loc (float or Tensor): mean of the distribution (often called mu).

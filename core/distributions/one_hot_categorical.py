@@ -26,8 +26,8 @@ class OneHotCategorical(Distribution):
     Example::
 
         >>> m = OneHotCategorical(ember.tensor([0.25, 0.25, 0.25, 0.25]))
-        >>> m.sample()  # equal probability of 0, 1, 2, 3
-        tensor([ 0.,  0.,  0.,  1.])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([4])
 
     Args:
         probs (Tensor): event probabilities, at least 1-D.

@@ -19,8 +19,8 @@ class Poisson(ExponentialFamily):
     Example::
 
         >>> m = Poisson(ember.tensor([4.]))
-        >>> m.sample()
-        tensor([ 3.])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         rate (Number, Tensor): the rate parameter; non-negative.

@@ -18,8 +18,8 @@ class Uniform(Distribution):
     Example::
 
         >>> m = Uniform(ember.tensor([0.0]), ember.tensor([5.0]))
-        >>> m.sample()  # uniformly distributed in the range [0.0, 5.0)
-        tensor([ 2.3418])
+        >>> m.sample().shape  # one draw per batch element, seeded by ember.manual_seed
+        ember.Size([1])
 
     Args:
         low (float or Tensor): lower range (inclusive).
