@@ -374,8 +374,13 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 
 # ------------------------------------------------------------------------------------------------ Hessian products
-def _scalar_output_and_gradient(func, inputs, fn_name, strict):
-    """Run a scalar ``func`` and take its gradient with a graph: the first half of :func:`vhp` and :func:`hvp`."""
+def _hessian_product_setup(func, inputs, v, fn_name, create_graph, strict):
+    """The first half of :func:`vhp` and :func:`hvp` (under grad mode): check the inputs and ``v``, run the scalar
+    ``func`` on fresh inputs and take its gradient with a graph. Returns ``(is_inputs_tuple, inputs, v,
+    is_outputs_tuple, outputs, gradient)``."""
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
+    inputs = _fresh(inputs, create_graph, need_graph=True)
+    v = _prepare_v(v, inputs, is_inputs_tuple, fn_name, create_graph, _INPUT_NONE_MESSAGE)
     is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", fn_name)
     _check_requires_grad(outputs, "outputs", strict)
     if is_outputs_tuple:
@@ -384,7 +389,7 @@ def _scalar_output_and_gradient(func, inputs, fn_name, strict):
         raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single element")
     jac = _autograd_grad(outputs, inputs, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict)
-    return is_outputs_tuple, outputs, jac
+    return is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
@@ -406,10 +411,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         >>> out, vh = vhp(lambda x: (x ** 3).sum(), ember.tensor([1.0, 2.0]), ember.ones(2))   # vh == [6., 12.]
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_inputs_tuple, "vhp", create_graph, _INPUT_NONE_MESSAGE)
-        is_outputs_tuple, outputs, jac = _scalar_output_and_gradient(func, inputs, "vhp", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_product_setup(
+            func, inputs, v, "vhp", create_graph, strict)
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
@@ -435,10 +438,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         ``(output, hvp)``, ``hvp`` shaped like ``inputs``.
     """
     with enable_grad():
-        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _prepare_v(v, inputs, is_inputs_tuple, "hvp", create_graph, _INPUT_NONE_MESSAGE)
-        is_outputs_tuple, outputs, jac = _scalar_output_and_gradient(func, inputs, "hvp", strict)
+        is_inputs_tuple, inputs, v, is_outputs_tuple, outputs, jac = _hessian_product_setup(
+            func, inputs, v, "hvp", create_graph, strict)
         # H^T w with a seed w that requires grad; its gradient w.r.t. w along v is H v
         seeds = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, seeds, create_graph=True)

@@ -92,6 +92,17 @@ def _bool_kernel(fn, input):
         raise NotImplementedError(f"\"{fn}\" not implemented for 'Bool'")
 
 
+def _recorded(node_cls, out, input, a, b, beta, alpha):
+    """``out``, with its backward node when a gradient is needed: the products' operands saved, and ``beta``,
+    ``alpha`` and ``input``'s shape (which the gradient of ``input`` is summed to)."""
+    if GRAD_ENABLED[0] and (input._requires_grad or a._requires_grad or b._requires_grad):
+        node = node_cls()
+        node.save(a, b)
+        node.beta, node.alpha, node.in_shape = beta, alpha, input._data.shape
+        record(node, out, input, a, b)
+    return out
+
+
 class AddmvBackward0(Node):
     __slots__ = ()
 
@@ -127,12 +138,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
     xp = input._xp
     prod = None if alpha == 0 else xp.matmul(mat._data, vec._data)  # BLAS gemv does not read mat, vec then
     out = wrap(_affine(xp, input._data, prod, beta, alpha, (m,)))
-    if GRAD_ENABLED[0] and (input._requires_grad or mat._requires_grad or vec._requires_grad):
-        node = AddmvBackward0()
-        node.save(mat, vec)
-        node.beta, node.alpha, node.in_shape = beta, alpha, input._data.shape
-        record(node, out, input, mat, vec)
-    return out
+    return _recorded(AddmvBackward0, out, input, mat, vec, beta, alpha)
 
 
 class AddrBackward0(Node):
@@ -220,12 +226,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     xp = input._xp
     prod = threads.matmul(xp, _blas_friendly(batch1._data), _blas_friendly(batch2._data))
     out = wrap(_affine(xp, input._data, prod, beta, alpha, shape))
-    if GRAD_ENABLED[0] and (input._requires_grad or batch1._requires_grad or batch2._requires_grad):
-        node = BaddbmmBackward0()
-        node.save(batch1, batch2)
-        node.beta, node.alpha, node.in_shape = beta, alpha, input._data.shape
-        record(node, out, input, batch1, batch2)
-    return out
+    return _recorded(BaddbmmBackward0, out, input, batch1, batch2, beta, alpha)
 
 
 class AddbmmBackward0(Node):
@@ -274,12 +275,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
         left = xp.moveaxis(batch1._data, 0, 1).reshape(n, b * m)
         prod = threads.matmul(xp, left, batch2._data.reshape(b * m, shape[1]))
     out = wrap(_affine(xp, input._data, prod, beta, alpha, shape))
-    if GRAD_ENABLED[0] and (input._requires_grad or batch1._requires_grad or batch2._requires_grad):
-        node = AddbmmBackward0()
-        node.save(batch1, batch2)
-        node.beta, node.alpha, node.in_shape = beta, alpha, input._data.shape
-        record(node, out, input, batch1, batch2)
-    return out
+    return _recorded(AddbmmBackward0, out, input, batch1, batch2, beta, alpha)
 
 
 def _make_inplace(fn, op, out_shape):
